@@ -1,0 +1,12 @@
+"""cyclelint: find the code that keeps PyTorch tensors alive too long.
+
+Public API: :func:`lint_paths`, :func:`lint_source`, :class:`Finding`.
+"""
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from .api import lint_paths, lint_source  # noqa: E402
+from .findings import FileError, Finding  # noqa: E402
+
+__all__ = ["lint_paths", "lint_source", "Finding", "FileError", "__version__"]

@@ -1,0 +1,1 @@
+"""Facts shared by the rules, computed in the single pass over each file."""

@@ -1,0 +1,219 @@
+"""Small, allocation-light helpers over libcst expressions.
+
+Traversals use an explicit stack so that deeply nested input cannot exhaust
+the interpreter's recursion limit.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Iterator
+
+import libcst as cst
+
+# Fields that never hold an expression worth descending into.
+_NON_EXPR_FIELDS = frozenset(
+    {
+        "lpar", "rpar", "comma", "semicolon", "colon", "equal", "dot", "star",
+        "operator", "asynchronous", "leading_lines", "lines_after_decorators",
+        "header", "footer", "keyword", "whitespace_after_star", "whitespace_after_arg",
+        "whitespace_before", "whitespace_after", "whitespace_before_args",
+        "whitespace_after_func", "whitespace_before_colon", "whitespace_after_colon",
+        "whitespace_after_lambda", "whitespace_before_in", "whitespace_after_in",
+        "whitespace_before_from", "whitespace_after_for", "whitespace_before_for",
+        "whitespace_after_if", "whitespace_before_if", "whitespace_after_await",
+        "whitespace_after_await", "whitespace_before_else", "whitespace_after_else",
+        "whitespace_after_equal", "whitespace_before_equal", "whitespace_before_value",
+        "whitespace_before_indicator", "whitespace_after_indicator",
+        "whitespace_after_not", "whitespace_after_walrus", "whitespace_before_walrus",
+        "first_whitespace", "trailing_whitespace", "whitespace_after_exec",
+        "whitespace_after_def", "whitespace_after_name", "whitespace_before_params",
+    }
+)
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def child_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Children of ``node`` that can hold expressions (no whitespace, no punctuation)."""
+    cls = type(node)
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = tuple(
+            f.name
+            for f in dataclasses.fields(cls)
+            if f.name not in _NON_EXPR_FIELDS and not f.name.startswith("whitespace")
+        )
+        _FIELDS[cls] = names
+    for name in names:
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            yield value
+        elif isinstance(value, (tuple, list)):
+            for item in value:
+                if isinstance(item, cst.CSTNode):
+                    yield item
+
+
+def dotted(expr: cst.CSTNode | None) -> str | None:
+    """``"a.b.c"`` for a Name/Attribute chain, else None."""
+    parts: list[str] = []
+    while isinstance(expr, cst.Attribute):
+        parts.append(expr.attr.value)
+        expr = expr.value
+    if isinstance(expr, cst.Name):
+        parts.append(expr.value)
+        return ".".join(reversed(parts))
+    return None
+
+
+def last_part(name: str | None) -> str:
+    return name.rsplit(".", 1)[-1] if name else ""
+
+
+def callee(call: cst.Call) -> str | None:
+    return dotted(call.func)
+
+
+def method_name(call: cst.Call) -> str | None:
+    """``"append"`` for ``x.append(...)``."""
+    return call.func.attr.value if isinstance(call.func, cst.Attribute) else None
+
+
+def receiver(call: cst.Call) -> cst.BaseExpression | None:
+    return call.func.value if isinstance(call.func, cst.Attribute) else None
+
+
+def strip_items(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """``d`` for ``d[k]``, ``d.setdefault(k, [])`` or ``d.get(k)``: the container that owns the item."""
+    while True:
+        if isinstance(expr, cst.Subscript):
+            expr = expr.value
+        elif isinstance(expr, cst.Call) and method_name(expr) in ("setdefault", "get", "__getitem__"):
+            expr = expr.func.value  # type: ignore[union-attr]
+        else:
+            return expr
+
+
+def root(expr: cst.BaseExpression) -> str | None:
+    """The variable at the root of an attribute/subscript/call chain."""
+    while True:
+        if isinstance(expr, cst.Name):
+            return expr.value
+        if isinstance(expr, cst.Attribute):
+            expr = expr.value
+        elif isinstance(expr, cst.Subscript):
+            expr = expr.value
+        elif isinstance(expr, cst.Call):
+            expr = expr.func
+        else:
+            return None
+
+
+def positional_args(call: cst.Call) -> list[cst.BaseExpression]:
+    return [a.value for a in call.args if a.keyword is None and not a.star]
+
+
+def keyword_arg(call: cst.Call, name: str) -> cst.BaseExpression | None:
+    for a in call.args:
+        if a.keyword is not None and a.keyword.value == name:
+            return a.value
+    return None
+
+
+def arg(call: cst.Call, index: int, name: str) -> cst.BaseExpression | None:
+    """The argument passed at ``index`` or as keyword ``name``."""
+    pos = positional_args(call)
+    return pos[index] if index < len(pos) else keyword_arg(call, name)
+
+
+def loaded_names(node: cst.CSTNode) -> set[str]:
+    """Names read anywhere inside ``node`` (attribute names and keywords excluded).
+
+    Lambda parameters shadow outer names inside the lambda body.
+    """
+    out: set[str] = set()
+    stack: list[tuple[cst.CSTNode, frozenset[str]]] = [(node, frozenset())]
+    while stack:
+        cur, shadow = stack.pop()
+        if isinstance(cur, cst.Name):
+            if cur.value not in shadow:
+                out.add(cur.value)
+        elif isinstance(cur, cst.Attribute):
+            stack.append((cur.value, shadow))
+        elif isinstance(cur, cst.Lambda):
+            params = lambda_params(cur)
+            for p in all_params(cur.params):
+                if p.default is not None:
+                    stack.append((p.default, shadow))
+            stack.append((cur.body, shadow | params))
+        else:
+            for child in child_nodes(cur):
+                stack.append((child, shadow))
+    return out
+
+
+def all_params(params: cst.Parameters) -> list[cst.Param]:
+    out = list(params.posonly_params) + list(params.params) + list(params.kwonly_params)
+    for extra in (params.star_arg, params.star_kwarg):
+        if isinstance(extra, cst.Param):
+            out.append(extra)
+    return out
+
+
+def lambda_params(node: cst.Lambda) -> frozenset[str]:
+    return frozenset(p.name.value for p in all_params(node.params))
+
+
+def iter_calls(node: cst.CSTNode) -> Iterator[cst.Call]:
+    """Every call inside ``node``, outermost first; lambda bodies excluded (they run later)."""
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, cst.Call):
+            yield cur
+        if isinstance(cur, cst.Lambda):
+            continue
+        stack.extend(reversed(list(child_nodes(cur))))
+
+
+def is_none(expr: cst.CSTNode | None) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "None"
+
+
+def reaches(owner: str, path: str) -> bool:
+    """True when ``path`` is ``owner`` or an attribute chain below it."""
+    return path == owner or path.startswith(owner + ".")
+
+
+def decorator_names(node: cst.FunctionDef | cst.ClassDef) -> list[str]:
+    out = []
+    for d in node.decorators:
+        expr = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+        out.append(dotted(expr) or "")
+    return out
+
+
+def is_weak_call(expr: cst.CSTNode) -> bool:
+    """``weakref.ref(x)``, ``WeakMethod(...)``, ``proxy(...)``, ``WeakSet()`` and friends."""
+    return isinstance(expr, cst.Call) and last_part(callee(expr)) in WEAK_CALLEES
+
+
+WEAK_CALLEES = frozenset(
+    {"ref", "proxy", "WeakMethod", "WeakSet", "WeakValueDictionary", "WeakKeyDictionary", "finalize"}
+)
+
+
+def dotted_paths(node: cst.CSTNode) -> set[str]:
+    """Every dotted Name/Attribute chain (and each of its prefixes) read inside ``node``."""
+    out: set[str] = set()
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        path = dotted(cur)
+        if path is not None:
+            parts = path.split(".")
+            out.update(".".join(parts[: i + 1]) for i in range(len(parts)))
+        elif isinstance(cur, cst.Lambda):
+            continue
+        else:
+            stack.extend(child_nodes(cur))
+    return out

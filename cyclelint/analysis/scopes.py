@@ -1,0 +1,84 @@
+"""What the walker knows about the class, function and loop it is in."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from .tensors import Value
+
+
+@dataclass
+class Loop:
+    node: cst.For | cst.While
+    start: int  # statement counter when the loop began
+    data_iter: bool  # iterates a loader/batches/steps or is a ``while``
+    targets: frozenset[str] = frozenset()
+    iter_paths: frozenset[str] = frozenset()
+    has_step: bool = False  # body calls backward()/step()/zero_grad()
+    resets: set[str] = field(default_factory=set)  # names rebound or cleared inside
+
+    @property
+    def is_step(self) -> bool:
+        """Iterations are independent steps whose autograd graphs should die."""
+        return self.data_iter or self.has_step
+
+
+@dataclass
+class Binding:
+    """Where a local name was last bound."""
+
+    index: int
+    loops: tuple[Loop, ...]  # loops enclosing the binding
+
+
+@dataclass
+class ClassInfo:
+    node: cst.ClassDef
+    name: str
+    bases: list[str]
+    is_module: bool
+    methods: dict[str, str] = field(default_factory=dict)  # name -> method|static|class|property
+    data_attrs: set[str] = field(default_factory=set)  # self.X assigned somewhere
+    module_attrs: set[str] = field(default_factory=set)  # self.X = nn.Linear(...) and the like
+    attr_types: dict[str, str] = field(default_factory=dict)  # self.X = SomeClass(...)
+    class_attrs: dict[str, cst.BaseExpression] = field(default_factory=dict)
+    init_params: list[str] = field(default_factory=list)
+    kept_params: set[str] = field(default_factory=set)  # __init__ params stored on self
+    removed_attrs: set[str] = field(default_factory=set)  # handles .remove()d somewhere
+
+
+@dataclass
+class Function:
+    node: cst.FunctionDef | None  # None: module level
+    name: str
+    parent: "Function | None"
+    cls: ClassInfo | None  # the class whose body defines this function
+    instance: str | None  # the method's instance parameter, inherited by closures
+    params: list[str]
+    no_grad: bool = False
+    loops: list[Loop] = field(default_factory=list)
+    grad_stack: list[bool] = field(default_factory=list)  # with no_grad()/enable_grad()
+    handlers: list[str | None] = field(default_factory=list)  # ``except E as name``
+    counter: int = 0
+    env: dict[str, Value] = field(default_factory=dict)
+    bindings: dict[str, Binding] = field(default_factory=dict)
+    callables: dict[str, tuple[str, cst.CSTNode]] = field(default_factory=dict)
+    loads: set[str] = field(default_factory=set)
+    stored: set[str] = field(default_factory=set)  # names bound locally
+    backward_names: set[str] = field(default_factory=set)
+    self_loads: set[str] = field(default_factory=set)  # X of self.X read here
+    calls_remove: bool = False
+    is_method: bool = False
+    is_class_body: bool = False
+    is_module: bool = False
+
+    @property
+    def grad_enabled(self) -> bool:
+        return self.grad_stack[-1] if self.grad_stack else not self.no_grad
+
+    def enclosing_method(self) -> "Function | None":
+        fn: Function | None = self
+        while fn is not None and not fn.is_method:
+            fn = fn.parent
+        return fn

@@ -1,0 +1,264 @@
+"""Cheap local inference of which values are graph-attached tensors (shared by CYC3xx).
+
+A value is *attached* when it may carry autograd history: the output of a model
+or loss call, arithmetic on attached values, torch functions and tensor methods
+applied to them. ``.item()``, ``.tolist()``, ``float()``, ``.detach()`` and
+``no_grad`` regions make a value safe; ``.cpu()``, ``.clone()``, ``.to()``,
+indexing and packing into tuples or dicts do not.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from .exprs import callee, dotted, last_part
+
+if TYPE_CHECKING:
+    from .scopes import Function
+
+
+@dataclass(frozen=True)
+class Value:
+    attached: bool = False  # may carry autograd history
+    tensor: bool = False  # a tensor that may live on an accelerator
+    module: bool = False  # a model or module: calling it gives attached output
+    deps: frozenset[str] = frozenset()  # local names whose later evidence may attach it
+    cls: str | None = None  # class name when built as SomeClass(...)
+
+    def __or__(self, other: "Value") -> "Value":
+        return Value(
+            self.attached or other.attached,
+            self.tensor or other.tensor,
+            False,
+            self.deps | other.deps,
+        )
+
+
+SAFE = Value()
+
+MODEL_RE = re.compile(
+    r"(model|net$|^net|network|module$|encoder|decoder|backbone|^heads?$|_head$|policy|actor|critic"
+    r"|generator|discriminator|classifier|predictor|transformer|teacher|student|unet|^vae$|^forward$)",
+    re.I,
+)
+LOSS_RE = re.compile(r"(loss|criterion|^crit$|cross_entropy|kl_div|nll|mse)", re.I)
+# Results that never carry autograd history (integer, boolean or Python values).
+SAFE_METHODS = frozenset(
+    {
+        "item", "tolist", "numpy", "size", "dim", "numel", "nelement", "argmax", "argmin",
+        "argsort", "eq", "ne", "lt", "le", "gt", "ge", "long", "int", "bool", "byte", "short",
+        "nonzero", "any", "all", "isnan", "isinf", "isfinite", "element_size", "data_ptr",
+        "stride", "storage_offset", "is_contiguous", "get_device", "backward", "keys",
+        "__len__", "count_nonzero", "isclose", "equal", "format", "join", "startswith", "endswith",
+        "items_count", "state_dict", "parameters", "named_parameters", "buffers", "children",
+        "modules", "named_modules", "named_children", "zero_grad", "register_forward_hook",
+    }
+)
+SAFE_ATTRS = frozenset(
+    {"shape", "dtype", "device", "ndim", "requires_grad", "is_cuda", "is_leaf", "grad_fn", "layout", "names"}
+)
+MODULE_PASSTHROUGH = frozenset({"to", "cuda", "cpu", "train", "eval", "half", "float", "double", "requires_grad_"})
+SAFE_CALLS = frozenset(
+    {
+        "float", "int", "bool", "str", "len", "repr", "isinstance", "issubclass", "hasattr",
+        "getattr", "print", "id", "type", "format", "hash", "callable", "range", "enumerate",
+        "zip", "iter", "next", "open", "sorted", "reversed", "dict", "set", "frozenset",
+    }
+)
+SAFE_ROOTS = frozenset({"math", "np", "numpy", "time", "os", "logging", "logger", "json", "random"})
+TORCH_UNATTACHED = frozenset(
+    {
+        "tensor", "zeros", "ones", "empty", "full", "arange", "linspace", "logspace", "eye",
+        "rand", "randn", "randint", "randperm", "zeros_like", "ones_like", "empty_like",
+        "full_like", "rand_like", "randn_like", "randint_like", "argmax", "argmin", "argsort",
+        "isnan", "isinf", "isfinite", "equal", "eq", "ne", "lt", "le", "gt", "ge", "numel",
+        "is_tensor", "from_numpy", "bucketize", "searchsorted", "manual_seed", "no_grad",
+        "count_nonzero", "nonzero", "unique", "bincount", "histc", "sign",
+    }
+)
+CONCAT_FUNCS = frozenset({"cat", "concat", "concatenate", "stack", "vstack", "hstack", "dstack", "column_stack", "row_stack"})
+NO_GRAD_CONTEXTS = frozenset({"no_grad", "inference_mode"})
+
+
+def is_torch(name: str | None) -> bool:
+    return bool(name) and (name.startswith("torch.") or name.split(".", 1)[0] in ("torch", "th"))
+
+
+def is_functional(name: str | None) -> bool:
+    head = name.rsplit(".", 1)[0] if name and "." in name else ""
+    return head in ("F", "functional", "nn.functional", "torch.nn.functional")
+
+
+def grad_context(expr: cst.BaseExpression) -> bool | None:
+    """False for ``torch.no_grad()``-like context managers, True for ``enable_grad()``."""
+    if not isinstance(expr, cst.Call):
+        return False if last_part(dotted(expr)) in NO_GRAD_CONTEXTS else None
+    name = last_part(callee(expr))
+    if name in NO_GRAD_CONTEXTS:
+        mode = expr.args[0].value if name == "inference_mode" and expr.args else None
+        return True if isinstance(mode, cst.Name) and mode.value == "False" else False
+    if name == "enable_grad":
+        return True
+    if name == "set_grad_enabled" and expr.args:
+        flag = expr.args[0].value
+        if isinstance(flag, cst.Name) and flag.value in ("True", "False"):
+            return flag.value == "True"
+    return None
+
+
+class Evaluator:
+    """Evaluates expressions to :class:`Value` in the context of one function."""
+
+    def __init__(self, module_classes: set[str]):
+        self.module_classes = module_classes
+
+    def lookup(self, fn: "Function", name: str) -> Value:
+        scope: Function | None = fn
+        while scope is not None:
+            val = scope.env.get(name)
+            if val is not None:
+                return Value(val.attached, val.tensor, val.module, val.deps | {name}, val.cls)
+            scope = scope.parent
+        if name == fn.instance:
+            method = fn.enclosing_method()
+            is_mod = bool(method and method.cls and method.cls.is_module)
+            return Value(module=is_mod)
+        return Value(deps=frozenset((name,)))
+
+    def value(self, expr: cst.BaseExpression, fn: "Function") -> Value:
+        if isinstance(expr, cst.Name):
+            if expr.value in ("None", "True", "False"):
+                return SAFE
+            return self.lookup(fn, expr.value)
+        if isinstance(expr, cst.Attribute):
+            return self._attribute(expr, fn)
+        if isinstance(expr, cst.Subscript):
+            base = self.value(expr.value, fn)
+            return Value(base.attached, base.tensor, base.module, base.deps)
+        if isinstance(expr, cst.Call):
+            return self._call(expr, fn)
+        if isinstance(expr, cst.BinaryOperation):
+            return _no_graph_unless(fn.grad_enabled, self.value(expr.left, fn) | self.value(expr.right, fn))
+        if isinstance(expr, cst.UnaryOperation):
+            if isinstance(expr.operator, cst.Not):
+                return SAFE
+            return _no_graph_unless(fn.grad_enabled, self.value(expr.expression, fn))
+        if isinstance(expr, cst.BooleanOperation):
+            return self.value(expr.left, fn) | self.value(expr.right, fn)
+        if isinstance(expr, cst.IfExp):
+            return self.value(expr.body, fn) | self.value(expr.orelse, fn)
+        if isinstance(expr, (cst.Tuple, cst.List, cst.Set)):
+            out = SAFE
+            for el in expr.elements:
+                out = out | self.value(el.value, fn)
+            return out
+        if isinstance(expr, cst.Dict):
+            out = SAFE
+            for el in expr.elements:
+                if isinstance(el, cst.DictElement):
+                    out = out | self.value(el.value, fn)
+                else:
+                    out = out | self.value(el.value, fn)
+            return out
+        if isinstance(expr, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+            return self.value(expr.elt, fn)
+        if isinstance(expr, cst.DictComp):
+            return self.value(expr.value, fn)
+        if isinstance(expr, (cst.Await, cst.StarredElement)):
+            return self.value(expr.expression if isinstance(expr, cst.Await) else expr.value, fn)
+        if isinstance(expr, cst.NamedExpr):
+            return self.value(expr.value, fn)
+        return SAFE
+
+    def _attribute(self, expr: cst.Attribute, fn: "Function") -> Value:
+        attr = expr.attr.value
+        if attr in SAFE_ATTRS:
+            return SAFE
+        base = self.value(expr.value, fn)
+        if attr == "data":
+            return Value(tensor=base.tensor)
+        path = dotted(expr)
+        if isinstance(expr.value, cst.Name) and expr.value.value == fn.instance:
+            method = fn.enclosing_method()
+            cls = method.cls if method else None
+            is_mod = bool(cls and attr in cls.module_attrs) or bool(MODEL_RE.search(attr.strip("_")))
+            return Value(module=is_mod, deps=frozenset((path,)) if path else frozenset(),
+                         cls=cls.attr_types.get(attr) if cls else None)
+        return Value(base.attached, base.tensor, bool(MODEL_RE.search(attr.strip("_"))) and not base.attached, base.deps)
+
+    def _call(self, call: cst.Call, fn: "Function") -> Value:
+        name = callee(call)
+        last = last_part(name) if name else (call.func.attr.value if isinstance(call.func, cst.Attribute) else "")
+        grad = fn.grad_enabled
+        if name in SAFE_CALLS or (name and name.split(".", 1)[0] in SAFE_ROOTS):
+            return SAFE
+        args = [a.value for a in call.args]
+        if is_torch(name) or is_functional(name):
+            if last and last[0].isupper():  # nn.Linear(...), nn.CrossEntropyLoss()
+                return Value(module=True, cls=last)
+            if is_functional(name) and LOSS_RE.search(last):
+                return Value(attached=grad, tensor=True)
+            if last in TORCH_UNATTACHED:
+                return Value(tensor=True)
+            out = Value(tensor=True)
+            for a in args:
+                out = out | self.value(a, fn)
+            return Value(out.attached and grad, True, False, out.deps)
+        if name in ("sum", "max", "min", "abs", "round", "pow"):
+            out = SAFE
+            for a in args:
+                out = out | self.value(a, fn)
+            return out
+        if isinstance(call.func, cst.Attribute) and not (name and name.split(".")[0] == fn.instance and name.count(".") == 1 and not MODEL_RE.search(last)):
+            recv = self.value(call.func.value, fn)
+            if recv.module:
+                if last in MODULE_PASSTHROUGH:
+                    return Value(module=True)
+                if last in SAFE_METHODS or last.startswith(("register_", "named_", "load_")):
+                    return SAFE
+                return Value(attached=grad, tensor=True)
+            if last in SAFE_METHODS:
+                return SAFE
+            if last in ("detach", "detach_"):
+                return Value(tensor=recv.tensor or recv.attached)
+            if last == "cpu" or (last == "to" and _mentions_cpu(call)):
+                return Value(attached=recv.attached, deps=recv.deps)
+            if recv.attached or recv.tensor:
+                return Value(recv.attached and (grad or last.endswith("_")), recv.tensor, False, recv.deps)
+            if recv.deps and not recv.module and not recv.cls:
+                # x.mean(0) on a parameter: attached if the caller's x turns out to be
+                return Value(deps=recv.deps if grad else frozenset())
+        if self._is_model_callee(call.func, fn, last):
+            return Value(attached=grad, tensor=True)
+        if last and last[0].isupper():
+            is_mod = last in self.module_classes or bool(MODEL_RE.search(last)) or last.endswith("Loss")
+            return Value(module=is_mod, cls=last)
+        return SAFE
+
+    def _is_model_callee(self, func: cst.BaseExpression, fn: "Function", last: str) -> bool:
+        if isinstance(func, cst.Name) and func.value == fn.instance:
+            return True
+        if isinstance(func, cst.Call):  # nn.CrossEntropyLoss()(out, y)
+            return self.value(func, fn).module
+        target = self.value(func, fn) if isinstance(func, (cst.Name, cst.Attribute, cst.Subscript)) else SAFE
+        if target.module:
+            return True
+        return bool(last) and (LOSS_RE.search(last) is not None or (MODEL_RE.search(last.strip("_")) is not None and isinstance(func, cst.Name)))
+
+
+def _no_graph_unless(grad: bool, v: Value) -> Value:
+    """Arithmetic under ``no_grad`` records no graph, whatever its operands carry."""
+    return v if grad else Value(False, v.tensor, False, frozenset())
+
+
+def _mentions_cpu(call: cst.Call) -> bool:
+    for a in call.args:
+        v = a.value
+        if isinstance(v, cst.SimpleString) and "cpu" in v.value:
+            return True
+        if isinstance(v, cst.Call) and v.args and isinstance(v.args[0].value, cst.SimpleString) and "cpu" in v.args[0].value.value:
+            return True
+    return False

@@ -1,0 +1,470 @@
+"""The single pass over a module: tracks scopes, loops, grad mode and local
+bindings, normalises stores, and hands each event to every enabled rule."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Iterable, Sequence
+
+import libcst as cst
+
+from . import exprs as ex
+from .scopes import Binding, ClassInfo, Function, Loop
+from .tensors import MODEL_RE, NO_GRAD_CONTEXTS, SAFE, Evaluator, Value, grad_context
+
+if TYPE_CHECKING:
+    from ..rules.base import Rule
+
+STORE_METHODS = {
+    "append": 0, "add": 0, "appendleft": 0, "extend": 0, "extendleft": 0, "update": 0,
+    "insert": 1, "setdefault": 1, "__setitem__": 1, "add_module": 1, "register_module": 1, "put": 0,
+}
+CLEAR_METHODS = frozenset({"clear", "pop", "popleft", "popitem", "remove", "discard"})
+STEP_METHODS = frozenset({"backward", "manual_backward", "step", "zero_grad"})
+DATA_ITER_RE = re.compile(
+    r"(loader|batch|dataset|^data$|^data_|_data$|samples|stream|queue|epoch|iter|step|chunk|prompt"
+    r"|example|episode|request|train|^val|valid|^test|_test$|^eval)",
+    re.I,
+)
+MODULE_ITER_RE = re.compile(r"(layers|blocks|heads|stages|models|nets|modules|children|experts)$", re.I)
+NOT_DATA_CALLEES = frozenset({"range", "enumerate", "zip", "iter", "tqdm", "len", "reversed", "sorted", "list", "tuple"})
+
+
+@dataclass
+class Store:
+    """A value placed where an object keeps it: ``o.x = v``, ``o[k] = v``, ``o.items.append(v)``."""
+
+    stmt: cst.CSTNode
+    owner: str | None  # dotted path of the object that holds the value afterwards
+    target: str | None  # dotted text of the slot, for matching a later ``= None`` or ``del``
+    value: cst.BaseExpression
+    kind: str  # "attr", "item" or "call"
+    call: cst.Call | None = None
+    augmented: bool = False  # ``o.x += v``: grows the slot rather than replacing it
+
+
+@dataclass
+class FileFacts:
+    """What one file tells the rest of the run (used across files)."""
+
+    path: str
+    classes: dict[str, ClassInfo] = field(default_factory=dict)
+    module_classes: set[str] = field(default_factory=set)
+    globals: dict[str, cst.BaseExpression] = field(default_factory=dict)
+    ctor_calls: list = field(default_factory=list)  # rules.links.CtorCall, judged once all classes are known
+
+
+class Walker:
+    def __init__(self, facts: FileFacts, rules: Sequence["Rule"]):
+        self.facts = facts
+        self.rules = rules
+        self.evaluator = Evaluator(facts.module_classes)
+        self.fn = Function(node=None, name="<module>", parent=None, cls=None, instance=None, params=[])
+        self.fn.is_module = True
+
+    # -- entry -------------------------------------------------------------
+    def run(self, module: cst.Module) -> None:
+        for rule in self.rules:
+            rule.walker = self
+        self.block(module.body)
+        for rule in self.rules:
+            rule.leave_function(self.fn)
+        for rule in self.rules:
+            rule.leave_file()
+
+    def value(self, expr: cst.BaseExpression, fn: Function | None = None) -> Value:
+        return self.evaluator.value(expr, fn or self.fn)
+
+    # -- statements --------------------------------------------------------
+    def block(self, body: Iterable[cst.CSTNode]) -> None:
+        for stmt in body:
+            self.statement(stmt)
+
+    def suite(self, suite: cst.BaseSuite) -> None:
+        self.block(suite.body)
+
+    def statement(self, stmt: cst.CSTNode) -> None:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                self.small(small)
+        elif isinstance(stmt, cst.BaseSmallStatement):
+            self.small(stmt)
+        elif isinstance(stmt, cst.FunctionDef):
+            self.function(stmt)
+        elif isinstance(stmt, cst.ClassDef):
+            self.klass(stmt)
+        elif isinstance(stmt, cst.For):
+            self.for_loop(stmt)
+        elif isinstance(stmt, cst.While):
+            self.while_loop(stmt)
+        elif isinstance(stmt, cst.If):
+            self.header(stmt.test, stmt)
+            self.suite(stmt.body)
+            if isinstance(stmt.orelse, cst.If):
+                self.statement(stmt.orelse)
+            elif stmt.orelse is not None:
+                self.suite(stmt.orelse.body)
+        elif isinstance(stmt, cst.With):
+            self.with_stmt(stmt)
+        elif isinstance(stmt, (cst.Try, cst.TryStar)):
+            self.try_stmt(stmt)
+        elif isinstance(stmt, cst.Match):
+            self.header(stmt.subject, stmt)
+            for case in stmt.cases:
+                self.suite(case.body)
+
+    def small(self, node: cst.BaseSmallStatement) -> None:
+        fn = self.fn
+        fn.counter += 1
+        if isinstance(node, cst.Assign):
+            self.scan(node.value, node)
+            for t in node.targets:
+                if not isinstance(t.target, cst.Name):
+                    self.scan(t.target, node)
+            for t in node.targets:
+                self.assign(t.target, node.value, node)
+        elif isinstance(node, cst.AnnAssign):
+            if node.value is not None:
+                self.scan(node.value, node)
+                self.assign(node.target, node.value, node)
+        elif isinstance(node, cst.AugAssign):
+            self.scan(node, node)
+            for rule in self.rules:
+                rule.on_augassign(node, fn)
+            if isinstance(node.target, cst.Name):
+                name = node.target.value
+                fn.env[name] = self.value(node.target) | self.value(node.value)
+            else:
+                self.store_target(node.target, node.value, node, augmented=True)
+        else:
+            self.scan(node, node)
+            if isinstance(node, cst.Del):
+                for rule in self.rules:
+                    rule.on_del(node, fn)
+            elif isinstance(node, cst.Return):
+                for rule in self.rules:
+                    rule.on_return(node, fn)
+            elif isinstance(node, cst.Raise):
+                for rule in self.rules:
+                    rule.on_raise(node, fn)
+
+    def header(self, expr: cst.CSTNode, stmt: cst.CSTNode) -> None:
+        self.scan(expr, stmt)
+
+    # -- expressions: one scan per statement for names, calls and self.X reads --
+    def scan(self, node: cst.CSTNode, stmt: cst.CSTNode) -> None:
+        fn = self.fn
+        calls: list[cst.Call] = []
+        stack: list[cst.CSTNode] = [node]
+        inst = fn.instance
+        while stack:
+            cur = stack.pop()
+            if isinstance(cur, cst.Name):
+                fn.loads.add(cur.value)
+                continue
+            if isinstance(cur, cst.Attribute):
+                if inst and isinstance(cur.value, cst.Name) and cur.value.value == inst:
+                    fn.self_loads.add(cur.attr.value)
+                stack.append(cur.value)
+                continue
+            if isinstance(cur, cst.Call):
+                calls.append(cur)
+            stack.extend(ex.child_nodes(cur))
+        for call in reversed(calls):
+            self.call(call, stmt)
+
+    def call(self, call: cst.Call, stmt: cst.CSTNode) -> None:
+        fn = self.fn
+        name = ex.method_name(call)
+        full = ex.callee(call) or ""
+        if name in STEP_METHODS or full.endswith(("autograd.backward", "autograd.grad")):
+            for loop in fn.loops:
+                loop.has_step = True
+            if name != "step" and name != "zero_grad":
+                fn.backward_names |= ex.loaded_names(call)
+        if name == "remove":
+            fn.calls_remove = True
+        recv = ex.receiver(call)
+        if name in CLEAR_METHODS and recv is not None:
+            path = ex.dotted(ex.strip_items(recv))
+            if path:
+                for loop in fn.loops:
+                    loop.resets.add(path)
+        if name in STORE_METHODS and recv is not None:
+            value = ex.arg(call, STORE_METHODS[name], "value") if call.args else None
+            if value is not None:
+                owner = ex.dotted(ex.strip_items(recv))
+                self.emit_store(Store(stmt, owner, (owner + "[]") if owner else None, value, "call", call))
+        elif full == "setattr" and len(call.args) >= 3:
+            obj, attr, value = (a.value for a in call.args[:3])
+            owner = ex.dotted(obj)
+            slot = attr.evaluated_value if isinstance(attr, cst.SimpleString) else None
+            target = f"{owner}.{slot}" if owner and isinstance(slot, str) else None
+            self.emit_store(Store(stmt, owner, target, value, "attr", call))
+        for rule in self.rules:
+            rule.on_call(call, stmt, fn)
+
+    # -- bindings and stores ----------------------------------------------
+    def assign(self, target: cst.BaseExpression, value: cst.BaseExpression, stmt: cst.CSTNode) -> None:
+        if isinstance(target, (cst.Tuple, cst.List)):
+            elements = [e.value for e in target.elements]
+            if (
+                isinstance(value, (cst.Tuple, cst.List))
+                and len(value.elements) == len(elements)
+                and not any(isinstance(e, cst.StarredElement) for e in value.elements)
+            ):
+                for t, v in zip(elements, value.elements):
+                    self.assign(t, v.value, stmt)
+                return
+            whole = self.value(value)
+            for t in elements:
+                self.assign_unpacked(t, value, whole, stmt)
+            return
+        if isinstance(target, cst.StarredElement):
+            self.assign_unpacked(target.value, value, self.value(value), stmt)
+        elif isinstance(target, cst.Name):
+            self.bind(target.value, value, stmt)
+        else:
+            self.store_target(target, value, stmt)
+
+    def assign_unpacked(self, target, value, whole: Value, stmt) -> None:
+        """An element of an unpacked value: inherits its attachment, not its identity."""
+        if isinstance(target, cst.Name):
+            self.bind(target.value, None, stmt, Value(whole.attached, whole.tensor, whole.module, whole.deps))
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for t in target.elements:
+                self.assign_unpacked(t.value, value, whole, stmt)
+        elif isinstance(target, cst.StarredElement):
+            self.assign_unpacked(target.value, value, whole, stmt)
+
+    def bind(self, name: str, value: cst.BaseExpression | None, stmt: cst.CSTNode, val: Value | None = None) -> None:
+        fn = self.fn
+        if val is None:
+            val = self.value(value) if value is not None else SAFE
+        fn.callables.pop(name, None)
+        if value is not None:
+            for rule in self.rules:
+                rule.on_bind(name, value, stmt, fn)
+        fn.env[name] = val
+        fn.bindings[name] = Binding(fn.counter, tuple(fn.loops))
+        fn.stored.add(name)
+        if value is None or name not in ex.loaded_names(value):  # ``acc = acc + x`` is no reset
+            for loop in fn.loops:
+                loop.resets.add(name)
+        if value is not None:
+            if fn.is_class_body:
+                fn.cls.class_attrs[name] = value
+            elif fn.is_module:
+                self.facts.globals[name] = value
+
+    def store_target(self, target: cst.BaseExpression, value: cst.BaseExpression, stmt: cst.CSTNode,
+                     augmented: bool = False) -> None:
+        if isinstance(target, cst.Attribute):
+            owner = ex.dotted(target.value)
+            slot = f"{owner}.{target.attr.value}" if owner else None
+            self.emit_store(Store(stmt, owner, slot, value, "attr", augmented=augmented))
+        elif isinstance(target, cst.Subscript):
+            owner = ex.dotted(ex.strip_items(target))
+            self.emit_store(Store(stmt, owner, (owner + "[]") if owner else None, value, "item", augmented=augmented))
+
+    def emit_store(self, store: Store) -> None:
+        fn = self.fn
+        method = fn.enclosing_method()
+        if store.kind == "attr" and store.target and method is not None and method.cls is not None:
+            head, _, attr = store.target.partition(".")
+            if head == fn.instance and "." not in attr:
+                cls = method.cls
+                cls.data_attrs.add(attr)
+                val = self.value(store.value)
+                if val.module:
+                    cls.module_attrs.add(attr)
+                if val.cls:
+                    cls.attr_types[attr] = val.cls
+                if method.name == "__init__" and fn is method:
+                    cls.kept_params.update(held_names(store.value) & set(fn.params[1:]))
+        if store.kind == "attr" and store.target and not store.augmented and store.target not in ex.dotted_paths(store.value):
+            for loop in fn.loops:
+                loop.resets.add(store.target)
+        for rule in self.rules:
+            rule.on_store(store, fn)
+
+    # -- compound statements ----------------------------------------------
+    def for_loop(self, node: cst.For) -> None:
+        fn = self.fn
+        self.header(node.iter, node)
+        iter_names = _iter_identifiers(node.iter)
+        loop = Loop(
+            node,
+            fn.counter,
+            data_iter=any(DATA_ITER_RE.search(n) for n in iter_names),
+            targets=frozenset(ex.loaded_names(node.target)),
+            iter_paths=frozenset(p for p in (ex.dotted(ex.strip_items(node.iter)),) if p),
+        )
+        iter_val = self.value(node.iter)
+        is_mod = iter_val.module or any(MODULE_ITER_RE.search(n) for n in iter_names)
+        fn.loops.append(loop)
+        for name in loop.targets:
+            self.bind(name, None, node, Value(tensor=loop.data_iter, module=is_mod))
+        for rule in self.rules:
+            rule.enter_loop(loop, fn)
+        self.suite(node.body)
+        fn.loops.pop()
+        for rule in self.rules:
+            rule.leave_loop(loop, fn)
+        if node.orelse is not None:
+            self.suite(node.orelse.body)
+
+    def while_loop(self, node: cst.While) -> None:
+        fn = self.fn
+        self.header(node.test, node)
+        loop = Loop(node, fn.counter, data_iter=True)
+        fn.loops.append(loop)
+        for rule in self.rules:
+            rule.enter_loop(loop, fn)
+        self.suite(node.body)
+        fn.loops.pop()
+        for rule in self.rules:
+            rule.leave_loop(loop, fn)
+        if node.orelse is not None:
+            self.suite(node.orelse.body)
+
+    def with_stmt(self, node: cst.With) -> None:
+        fn = self.fn
+        pushed = 0
+        for item in node.items:
+            self.header(item.item, node)
+            mode = grad_context(item.item)
+            if mode is not None:
+                fn.grad_stack.append(mode)
+                pushed += 1
+            if item.asname is not None:
+                self.assign(item.asname.name, item.item, node)
+        self.suite(node.body)
+        del fn.grad_stack[len(fn.grad_stack) - pushed:]
+
+    def try_stmt(self, node: cst.Try | cst.TryStar) -> None:
+        fn = self.fn
+        self.suite(node.body)
+        for handler in node.handlers:
+            if handler.type is not None:
+                self.header(handler.type, handler)
+            name = handler.name.name.value if handler.name and isinstance(handler.name.name, cst.Name) else None
+            if name:
+                self.bind(name, None, handler, SAFE)
+            fn.handlers.append(name)
+            self.suite(handler.body)
+            fn.handlers.pop()
+        if node.orelse is not None:
+            self.suite(node.orelse.body)
+        if node.finalbody is not None:
+            self.suite(node.finalbody.body)
+
+    # -- definitions -------------------------------------------------------
+    def function(self, node: cst.FunctionDef) -> None:
+        parent = self.fn
+        for d in node.decorators:
+            self.header(d.decorator, node)
+        decos = [ex.last_part(d) for d in ex.decorator_names(node)]
+        is_method = bool(parent.is_class_body)
+        params = [p.name.value for p in ex.all_params(node.params)]
+        name = node.name.value
+        if is_method:
+            kind = next((k for k in ("staticmethod", "classmethod", "property", "cached_property") if k in decos), "method")
+            parent.cls.methods[name] = kind  # type: ignore[union-attr]
+            if name == "__init__":
+                parent.cls.init_params = params[1:]  # type: ignore[union-attr]
+            instance = params[0] if params and kind in ("method", "property", "cached_property") else None
+        else:
+            instance = parent.instance if parent.instance not in params else None
+        no_grad = any(d in NO_GRAD_CONTEXTS for d in decos) or (not is_method and not parent.grad_enabled)
+        fn = Function(node, name, parent, parent.cls if is_method else None, instance, params, no_grad=no_grad)
+        fn.is_method = is_method
+        for p in params:
+            if p != instance:
+                fn.env[p] = Value(deps=frozenset((p,)))
+        for rule in self.rules:
+            rule.enter_function(fn)
+        self.fn = fn
+        self.suite(node.body)
+        self.fn = parent
+        for rule in self.rules:
+            rule.leave_function(fn)
+        parent.loads |= fn.loads - set(params) - fn.stored
+        self.bind(name, None, node, SAFE)
+        for rule in self.rules:
+            rule.on_def(fn, parent)
+
+    def klass(self, node: cst.ClassDef) -> None:
+        parent = self.fn
+        for d in node.decorators:
+            self.header(d.decorator, node)
+        for b in node.bases:
+            self.header(b.value, node)
+        bases = [ex.dotted(b.value) or "" for b in node.bases]
+        is_module = any(
+            b.endswith("Module") or b.startswith(("nn.", "torch.nn.")) or b in self.facts.module_classes
+            for b in bases
+        )
+        info = ClassInfo(node, node.name.value, bases, is_module)
+        if is_module:
+            self.facts.module_classes.add(info.name)
+        self.facts.classes[info.name] = info
+        body = Function(node=None, name=info.name, parent=parent, cls=info, instance=None, params=[])
+        body.is_class_body = True
+        for rule in self.rules:
+            rule.enter_class(info, parent)
+        self.fn = body
+        self.suite(node.body)
+        self.fn = parent
+        for rule in self.rules:
+            rule.leave_class(info, body)
+        parent.loads |= body.loads
+        self.bind(info.name, None, node, SAFE)
+
+
+def held_names(value: cst.BaseExpression) -> set[str]:
+    """Names a value holds strongly: the name itself or inside tuple/list/set/dict displays."""
+    return {path for path in held_paths(value) if "." not in path}
+
+
+def held_paths(value: cst.BaseExpression) -> list[str]:
+    """Dotted paths held strongly by ``value`` (no calls: a weakref or a copy holds nothing)."""
+    out: list[str] = []
+    stack = [value]
+    while stack:
+        cur = stack.pop()
+        path = ex.dotted(cur)
+        if path is not None:
+            if path not in ("None", "True", "False"):
+                out.append(path)
+        elif isinstance(cur, (cst.Tuple, cst.List, cst.Set)):
+            stack.extend(e.value for e in cur.elements)
+        elif isinstance(cur, cst.Dict):
+            for e in cur.elements:
+                stack.append(e.value)
+                if isinstance(e, cst.DictElement):
+                    stack.append(e.key)
+        elif isinstance(cur, cst.IfExp):
+            stack.extend((cur.body, cur.orelse))
+        elif isinstance(cur, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+            stack.append(cur.elt)
+        elif isinstance(cur, cst.DictComp):
+            stack.append(cur.value)
+    return out
+
+
+def _iter_identifiers(expr: cst.BaseExpression) -> list[str]:
+    """Identifier parts in a loop's iterable, minus builtin wrappers like ``enumerate``."""
+    out: list[str] = []
+    stack = [expr]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, cst.Name):
+            if cur.value not in NOT_DATA_CALLEES:
+                out.append(cur.value)
+        elif isinstance(cur, cst.Attribute):
+            out.append(cur.attr.value)
+            stack.append(cur.value)
+        else:
+            stack.extend(ex.child_nodes(cur))
+    return out

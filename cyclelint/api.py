@@ -1,0 +1,45 @@
+"""The library entry points behind the command line and the flake8 plugin."""
+from __future__ import annotations
+
+from typing import Iterable, Mapping
+
+from .engine import default_workers, lint_source as _lint_source, resolve_project, run_jobs
+from .files import discover, matches
+from .findings import FileError, Finding
+from .selection import enabled_codes, expand
+
+
+def lint_source(source: str | bytes, path: str = "<string>", *, select: Iterable[str] | None = None,
+                extend_select: Iterable[str] = (), ignore: Iterable[str] = (), noqa: bool = True) -> list[Finding]:
+    """Findings for one module's source; a file that cannot be parsed raises ``SyntaxError``."""
+    result = _lint_source(source, path, enabled_codes(select, extend_select, ignore), apply_noqa=noqa)
+    if result.error:
+        raise SyntaxError(f"{path}: {result.error}")
+    resolve_project([result])
+    return sorted(result.findings, key=Finding.sort_key)
+
+
+def lint_paths(paths: Iterable[str], *, select: Iterable[str] | None = None, extend_select: Iterable[str] = (),
+               ignore: Iterable[str] = (), exclude: Iterable[str] = (),
+               per_file_ignores: Mapping[str, Iterable[str]] | None = None, base: str = ".",
+               jobs: int | None = None, cache=None) -> tuple[list[Finding], list[FileError]]:
+    """Lint files and folders; returns sorted findings and the files that could not be linted."""
+    enabled = enabled_codes(select, extend_select, ignore)
+    ignores = [(glob, expand(codes, selecting=False)) for glob, codes in (per_file_ignores or {}).items()]
+    work: list[tuple[str, frozenset[str]]] = []
+    errors: list[FileError] = []
+    for path, problem in discover(paths, exclude, base):
+        if problem:
+            errors.append(FileError(path, problem))
+            continue
+        codes = enabled
+        for glob, off in ignores:
+            if matches(path, [glob], base):
+                codes = codes - off
+        work.append((path, frozenset(codes)))
+    results = run_jobs(work, jobs or default_workers(), cache)
+    resolve_project(results)
+    findings = sorted((f for r in results for f in r.findings), key=Finding.sort_key)
+    errors += [FileError(r.path, r.error) for r in results if r.error]
+    errors.sort(key=lambda e: e.path)
+    return findings, errors

@@ -1,0 +1,118 @@
+"""Command line: argument parsing and exit codes (0 clean, 1 findings, 2 errors)."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from typing import Sequence
+
+from . import __version__
+from .api import lint_paths
+from .config import find_pyproject, load
+from .findings import RULES
+from .report import FORMATS
+from .report.text import statistics
+from .rule_docs import rule_page
+from .selection import UsageError
+
+
+def _codes(values: list[str] | None) -> list[str] | None:
+    if values is None:
+        return None
+    return [c for v in values for c in v.split(",") if c.strip()]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="cyclelint",
+        description="Find reference cycles and unbounded tensor accumulation that keep PyTorch memory alive.",
+        epilog="`cyclelint rule CODE` prints the page of a rule.",
+    )
+    p.add_argument("paths", nargs="*", default=None, help="files and folders to lint (default: .)")
+    p.add_argument("--select", action="append", metavar="CODES", help="only these codes or prefixes (comma-separated)")
+    p.add_argument("--extend-select", action="append", metavar="CODES", help="codes to add to the selection")
+    p.add_argument("--ignore", action="append", metavar="CODES", help="codes or prefixes to turn off")
+    p.add_argument("--format", choices=sorted(FORMATS), default="text")
+    p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
+    p.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings or errors")
+    p.add_argument("--statistics", action="store_true", help="print the number of findings per code")
+    p.add_argument("--jobs", "-j", type=int, metavar="N", help="worker processes (default: all cores)")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
+    p.add_argument("--config", metavar="PYPROJECT", help="pyproject.toml to read [tool.cyclelint] from")
+    p.add_argument("--version", action="version", version=f"cyclelint {__version__}")
+    return p
+
+
+def rule_command(argv: Sequence[str]) -> int:
+    if len(argv) != 1:
+        print("usage: cyclelint rule CODE", file=sys.stderr)
+        return 2
+    code = argv[0].upper()
+    if code not in RULES:
+        print(f"cyclelint: error: unknown rule {argv[0]} (known: {', '.join(sorted(RULES))})", file=sys.stderr)
+        return 2
+    page = rule_page(code)
+    rule = RULES[code]
+    sys.stdout.write(page if page else f"# {code} {rule.name}\n\n{rule.summary}\n")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["rule"]:
+        return rule_command(argv[1:])
+    args = build_parser().parse_args(argv)
+    try:
+        cfg = load(args.config or find_pyproject(os.getcwd()))
+        findings, errors = lint_paths(
+            args.paths or ["."],
+            select=_codes(args.select) or cfg.select,
+            extend_select=(_codes(args.extend_select) or []) + cfg.extend_select,
+            ignore=(_codes(args.ignore) or []) + cfg.ignore,
+            exclude=cfg.exclude,
+            per_file_ignores=cfg.per_file_ignores,
+            base=cfg.base,
+            jobs=args.jobs,
+            cache=None if args.no_cache else _cache(cfg.base),
+        )
+    except UsageError as exc:
+        print(f"cyclelint: error: {exc}", file=sys.stderr)
+        return 2
+    report = FORMATS[args.format](findings, errors)
+    if args.statistics and args.format == "text":
+        report += statistics(findings)
+    if args.format == "text":
+        for e in errors:
+            print(f"cyclelint: error: {e.path}: {e.message}", file=sys.stderr)
+    if args.output:
+        try:
+            write_atomic(args.output, report)
+        except OSError as exc:
+            print(f"cyclelint: error: cannot write {args.output}: {exc.strerror}", file=sys.stderr)
+            return 2
+    else:
+        sys.stdout.write(report)
+    if args.exit_zero:
+        return 0
+    return 1 if findings else 2 if errors else 0
+
+
+def _cache(base: str):
+    from .cache import Cache
+
+    return Cache.open(base)
+
+
+def write_atomic(path: str, text: str) -> None:
+    """Write through a temporary file in the same folder, then rename: never a half-written file."""
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".cyclelint-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

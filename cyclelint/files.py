@@ -1,0 +1,59 @@
+"""Find the Python files to lint."""
+from __future__ import annotations
+
+import fnmatch
+import os
+from pathlib import PurePosixPath
+from typing import Iterable, Iterator
+
+SKIP_DIRS = frozenset(
+    {".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "build", "dist", "__pycache__",
+     ".mypy_cache", ".pytest_cache", ".ruff_cache", ".cyclelint_cache", "node_modules", ".eggs"}
+)
+
+
+def matches(path: str, patterns: Iterable[str], base: str) -> bool:
+    """``path`` (or its name) matches one of the glob ``patterns``, taken relative to ``base``."""
+    rel = os.path.relpath(os.path.abspath(path), base).replace(os.sep, "/")
+    name = os.path.basename(path)
+    for pat in patterns:
+        pat = pat.rstrip("/")
+        if fnmatch.fnmatch(rel, pat) or fnmatch.fnmatch(name, pat) or PurePosixPath(rel).match(pat):
+            return True
+        if rel.startswith(pat + "/"):
+            return True
+    return False
+
+
+def discover(paths: Iterable[str], exclude: Iterable[str] = (), base: str = ".") -> Iterator[tuple[str, str | None]]:
+    """Yield (path, problem) for each file to lint; problem is set for a path that does not exist."""
+    exclude = list(exclude)
+    base = os.path.abspath(base)
+    seen: set[str] = set()
+    for top in paths:
+        if not os.path.lexists(top):
+            yield top, "no such file or directory"
+            continue
+        if os.path.isfile(top) or not os.path.isdir(top):
+            if not matches(top, exclude, base):
+                yield from _once(top, seen)
+            continue
+        for dirpath, dirnames, filenames in os.walk(top):
+            dirnames[:] = sorted(
+                d for d in dirnames
+                if d not in SKIP_DIRS
+                and not os.path.exists(os.path.join(dirpath, d, "pyvenv.cfg"))
+                and not matches(os.path.join(dirpath, d), exclude, base)
+            )
+            for name in sorted(filenames):
+                if name.endswith((".py", ".pyi")):
+                    path = os.path.join(dirpath, name)
+                    if not matches(path, exclude, base):
+                        yield from _once(path, seen)
+
+
+def _once(path: str, seen: set[str]) -> Iterator[tuple[str, None]]:
+    key = os.path.realpath(path)
+    if key not in seen:
+        seen.add(key)
+        yield path, None

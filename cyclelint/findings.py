@@ -1,0 +1,75 @@
+"""Findings, errors and the table of rule codes (the public contract)."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    summary: str
+    default: bool = True
+
+
+RULES: dict[str, Rule] = {
+    r.code: r
+    for r in (
+        Rule("CYC101", "self-lambda-stored", "lambda capturing the instance stored on the instance"),
+        Rule("CYC102", "self-closure-stored", "nested function capturing the instance stored on the instance"),
+        Rule("CYC103", "bound-method-stored", "bound method or partial over the instance stored on the instance"),
+        Rule("CYC104", "self-capturing-hook", "hook that captures the instance registered on an object it reaches"),
+        Rule("CYC201", "mutual-link", "two objects linked to each other in one scope"),
+        Rule("CYC202", "back-pointer", "object owned by the instance given a strong reference back to it"),
+        Rule("CYC203", "self-reference", "instance stored in its own attributes or containers"),
+        Rule("CYC301", "graph-accumulated", "accumulator augmented with a graph-attached tensor in a loop"),
+        Rule("CYC302", "graph-collected", "outer container collects graph-attached tensors in a loop"),
+        Rule("CYC303", "graph-concatenated", "graph-attached tensor grown by concatenation in a loop"),
+        Rule("CYC304", "device-tensors-collected", "device tensors collected without graph in an outer container", default=False),
+        Rule("CYC305", "graph-accumulated-state", "instance attribute grown with graph-attached values across calls"),
+        Rule("CYC401", "exception-or-frame-kept", "exception, traceback or frame kept beyond its handler"),
+        Rule("CYC402", "cache-on-method", "functools cache on an instance method"),
+        Rule("CYC403", "recursive-closure", "nested function that refers to itself"),
+        Rule("CYC404", "global-registry", "instance registered in a class-level or module-level container"),
+        Rule("CYC405", "class-in-function", "class statement inside a function body", default=False),
+    )
+}
+
+DEFAULT_CODES = frozenset(code for code, rule in RULES.items() if rule.default)
+
+
+@dataclass
+class Finding:
+    """One finding; line and column are 1-based."""
+
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    code: str
+    message: str
+    fix: Any = field(default=None, compare=False, repr=False)
+    confirmation: dict | None = None
+
+    def sort_key(self) -> tuple:
+        return (self.path, self.line, self.column, self.code, self.message)
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        data.pop("fix")
+        if self.confirmation is None:
+            data.pop("confirmation")
+        return data
+
+
+@dataclass
+class FileError:
+    """A file that could not be read or parsed."""
+
+    path: str
+    message: str
+
+    def to_dict(self) -> dict:
+        return {"path": self.path, "message": self.message}

@@ -1,0 +1,24 @@
+"""GitHub Actions workflow commands: one ``::warning`` annotation per finding."""
+from __future__ import annotations
+
+from typing import Sequence
+
+from ..findings import FileError, Finding
+
+
+def _data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _prop(text: str) -> str:
+    return _data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def render(findings: Sequence[Finding], errors: Sequence[FileError]) -> str:
+    out = [
+        f"::warning file={_prop(f.path)},line={f.line},col={f.column},endLine={f.end_line},"
+        f"endColumn={f.end_column},title={f.code}::{_data(f.code + ' ' + f.message)}"
+        for f in findings
+    ]
+    out += [f"::error file={_prop(e.path)},title=cyclelint::{_data(e.message)}" for e in errors]
+    return "\n".join(out) + ("\n" if out else "")

@@ -1,0 +1,33 @@
+"""``path:line:col: CODE message``, sorted, then a one-line summary."""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Sequence
+
+from ..findings import RULES, FileError, Finding
+
+
+def render(findings: Sequence[Finding], errors: Sequence[FileError]) -> str:
+    lines = [f"{f.path}:{f.line}:{f.column}: {f.code} {f.message}" + _confirmation(f) for f in findings]
+    if findings or errors:
+        files = len({f.path for f in findings})
+        summary = f"Found {len(findings)} finding{'s' * (len(findings) != 1)} in {files} file{'s' * (files != 1)}"
+        if errors:
+            summary += f"; {len(errors)} file{'s' * (len(errors) != 1)} could not be linted"
+        lines.append(summary + ".")
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def _confirmation(f: Finding) -> str:
+    c = f.confirmation
+    if not c:
+        return ""
+    if c.get("status") == "confirmed":
+        return f"  [confirmed: {c.get('count', 0)} object(s), {c.get('bytes', 0)} bytes on {c.get('device', '?')}]"
+    return f"  [{c.get('status')}]"
+
+
+def statistics(findings: Sequence[Finding]) -> str:
+    counts = Counter(f.code for f in findings)
+    rows = [f"{n:6d}  {code}  {RULES[code].summary}" for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+    return "\n".join(rows) + ("\n" if rows else "")

@@ -1,0 +1,215 @@
+"""CYC3xx: graph-attached tensors accumulated across loop iterations or calls.
+
+Candidates are collected as the walker meets them and judged when their
+function ends, once every ``.backward()`` of the function, every reset inside a
+loop and every ``backward()``/``step()`` that makes a loop a training loop is known.
+Instance state (CYC305) is judged when the file ends, once the callers of each
+method and the hooks registered with it have been seen.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from ..analysis import exprs as ex
+from ..analysis.scopes import Function, Loop
+from ..analysis.tensors import CONCAT_FUNCS, Value
+from .base import Rule
+
+MESSAGES = {
+    "CYC301": "{acc} accumulates graph-attached values across loop iterations: every step's autograd graph stays "
+    "alive until {acc} dies; accumulate {val}.detach() (or float({val}) for a Python number)",
+    "CYC302": "{acc} collects graph-attached tensors in a loop and is not cleared there: each keeps its whole "
+    "autograd graph alive; store {val}.detach() (and .cpu() if it must leave the device)",
+    "CYC303": "{acc} is grown by concatenating graph-attached tensors across iterations: every step's graph stays "
+    "alive and each step copies all previous ones; collect detached pieces in a list and concatenate once",
+    "CYC304": "{acc} collects device tensors in a loop: accelerator memory grows with the data; "
+    "move them off the device ({val}.cpu()) or reduce them ({val}.item())",
+    "CYC305": "{acc} grows with graph-attached values on every call: the instance keeps the autograd graph of "
+    "every call alive; update it from {val}.detach() or under torch.no_grad()",
+}
+APPENDS = frozenset({"append", "extend", "insert", "add", "appendleft", "extendleft"})
+INPLACE = frozenset({"add_", "sub_", "mul_", "div_", "addcmul_", "addcdiv_", "lerp_"})
+AUG_OPS = (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.DivideAssign)
+FORWARD_HOOKS = {"register_forward_hook": 3, "register_forward_pre_hook": 2}
+
+
+@dataclass
+class Candidate:
+    stmt: cst.CSTNode
+    code: str
+    acc: str  # accumulator name or dotted path
+    expr: cst.BaseExpression
+    value: Value
+    loops: tuple[Loop, ...]  # loops the accumulator outlives
+    state: bool = False  # grows an attribute of the instance: CYC305 when no loop explains it
+    fn: Function | None = None
+
+
+class AccumulationRule(Rule):
+    codes = ("CYC301", "CYC302", "CYC303", "CYC304", "CYC305")
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.cands: dict[int, list[Candidate]] = {}
+        self.state: list[Candidate] = []
+        self.resets: dict[int, set[str]] = {}  # per method: self.X rebound from scratch
+        self.evidence: dict[tuple[str, str], set] = {}  # (class, method) -> attached arg slots
+        self.hooked: dict[tuple[str, str], int] = {}  # (class, method) -> index of the attached parameter
+        self.pending_calls: dict[int, list[tuple[str, str, object, Value]]] = {}
+        self.reported: set[int] = set()
+
+    # -- events ------------------------------------------------------------
+    def on_augassign(self, node, fn):
+        if not isinstance(node.operator, AUG_OPS):
+            return
+        val = self.walker.value(node.value)
+        t = node.target
+        if isinstance(t, cst.Name):
+            code = "CYC302" if isinstance(node.value, (cst.List, cst.Tuple)) else "CYC301"
+            self._add(node, code, t.value, node.value, val, fn)
+        else:
+            path = ex.dotted(ex.strip_items(t))
+            if path:
+                self._add(node, "CYC302" if isinstance(t, cst.Subscript) else "CYC301", path, node.value, val, fn)
+
+    def on_bind(self, name, value, stmt, fn):
+        if name in ex.loaded_names(value):
+            self._recurrence(stmt, name, value, fn)
+
+    def on_store(self, store, fn):
+        if store.augmented:
+            return  # judged by on_augassign
+        path = store.owner
+        if store.kind == "call":
+            if ex.method_name(store.call) not in APPENDS or not path:
+                return
+            self._add(store.stmt, "CYC302", path, store.value, self.walker.value(store.value), fn)
+        elif store.kind == "item" and path:
+            self._add(store.stmt, "CYC302", path, store.value, self.walker.value(store.value), fn)
+        elif store.kind == "attr" and store.target:
+            if _refers_to(store.value, store.target):
+                self._recurrence(store.stmt, store.target, store.value, fn)
+            elif fn.instance and store.target.startswith(fn.instance + "."):
+                self.resets.setdefault(id(fn), set()).add(store.target)
+
+    def on_call(self, call, stmt, fn):
+        name = ex.method_name(call)
+        if name in INPLACE:
+            base = ex.receiver(call)
+            while isinstance(base, cst.Call) and ex.method_name(base) in INPLACE:
+                base = ex.receiver(base)
+            path = ex.dotted(base) if base is not None else None
+            if path and call.args:
+                val = Value()
+                for a in call.args:
+                    val = val | self.walker.value(a.value)
+                if fn.grad_enabled:
+                    self._add(stmt, "CYC301", path, call.args[-1].value, val, fn)
+        if name in FORWARD_HOOKS and fn.instance and call.args:
+            hook = call.args[0].value
+            method = fn.enclosing_method()
+            if isinstance(hook, cst.Attribute) and ex.dotted(hook.value) == fn.instance and method and method.cls:
+                self.hooked[(method.cls.name, hook.attr.value)] = FORWARD_HOOKS[name]
+        recv = ex.receiver(call)
+        if name and recv is not None:
+            cls = self.walker.value(recv).cls
+            if cls:
+                for i, a in enumerate(call.args):
+                    slot = a.keyword.value if a.keyword else i
+                    self.pending_calls.setdefault(id(fn), []).append((cls, name, slot, self.walker.value(a.value)))
+
+    def _recurrence(self, stmt, acc: str, value: cst.BaseExpression, fn: Function) -> None:
+        code = "CYC303" if _concat_of(value, acc) else "CYC301"
+        self._add(stmt, code, acc, value, self.walker.value(value), fn)
+
+    def _add(self, stmt, code, acc, expr, val: Value, fn: Function) -> None:
+        root = acc.split(".", 1)[0]
+        binding = fn.bindings.get(root)
+        if root == fn.instance or binding is None:
+            loops = tuple(fn.loops)
+        else:
+            loops = tuple(loop for loop in fn.loops if loop not in binding.loops)
+        state = bool(fn.instance) and root == fn.instance and fn.enclosing_method() is not None
+        if loops or state:
+            self.cands.setdefault(id(fn), []).append(Candidate(stmt, code, acc, expr, val, loops, state, fn))
+
+    # -- judging -----------------------------------------------------------
+    def leave_function(self, fn):
+        backward = set(fn.backward_names)
+        for name in list(backward):
+            v = fn.env.get(name)
+            if v is not None:
+                backward |= v.deps
+        resets = self.resets.pop(id(fn), set())
+        for c in self.cands.pop(id(fn), []):
+            if id(c.stmt) in self.reported or c.acc in backward or c.acc.split("[")[0] in backward:
+                continue
+            attached = c.value.attached or bool(c.value.deps & fn.backward_names)
+            loops = [loop for loop in c.loops if c.acc not in loop.resets]
+            if any(loop.is_step for loop in loops):
+                if attached:
+                    self._emit(c, c.code)
+                elif c.value.tensor and c.code == "CYC302":
+                    self._emit(c, "CYC304")
+            elif c.state and c.acc not in resets and fn.grad_enabled:
+                self.state.append(c)
+        for cls, method, slot, val in self.pending_calls.pop(id(fn), []):
+            if val.attached or val.deps & fn.backward_names:
+                self.evidence.setdefault((cls, method), set()).add(slot)
+
+    def leave_file(self):
+        for c in self.state:
+            method = c.fn.enclosing_method() if c.fn else None
+            if method is None or method.cls is None or id(c.stmt) in self.reported:
+                continue
+            key = (method.cls.name, method.name)
+            params = method.params[1:]
+            # forward() of a module receives tensors that carry autograd history
+            attached = set(params) if method.name == "forward" and method.cls.is_module else set()
+            for slot in self.evidence.get(key, ()):
+                if isinstance(slot, int) and slot < len(params):
+                    attached.add(params[slot])
+                elif slot in params:
+                    attached.add(slot)
+            hook_index = self.hooked.get(key)
+            if hook_index is not None and hook_index < len(method.params):
+                attached.add(method.params[hook_index])
+            if c.value.attached or c.value.deps & attached:
+                self._emit(c, "CYC305")
+        self.state = []
+
+    def _emit(self, c: Candidate, code: str) -> None:
+        self.reported.add(id(c.stmt))
+        val = _short(c.expr)
+        self.report(c.stmt, code, MESSAGES[code].format(acc=c.acc, val=val))
+
+
+def _refers_to(value: cst.BaseExpression, path: str) -> bool:
+    stack = [value]
+    while stack:
+        cur = stack.pop()
+        if ex.dotted(cur) == path:
+            return True
+        if isinstance(cur, cst.Attribute):
+            stack.append(cur.value)
+        elif not isinstance(cur, cst.Name):
+            stack.extend(ex.child_nodes(cur))
+    return False
+
+
+def _concat_of(value: cst.BaseExpression, acc: str) -> bool:
+    """``torch.cat([acc, new])`` and friends."""
+    if not isinstance(value, cst.Call) or ex.last_part(ex.callee(value)) not in CONCAT_FUNCS or not value.args:
+        return False
+    first = value.args[0].value
+    return isinstance(first, (cst.List, cst.Tuple)) and any(ex.dotted(e.value) == acc for e in first.elements)
+
+
+def _short(expr: cst.BaseExpression) -> str:
+    if isinstance(expr, (cst.Name, cst.Attribute)):
+        return ex.dotted(expr) or "value"
+    if isinstance(expr, cst.Call) and ex.dotted(expr.func):
+        return (ex.dotted(expr.func) or "") + "(...)"
+    return "value"

@@ -1,0 +1,199 @@
+"""CYC2xx: objects that point at each other.
+
+Every store ``o.x = v`` / ``o[k] = v`` / ``o.items.append(v)`` of a local object
+``v`` is a *link* owner -> value. At the end of the function a link whose value
+reaches its own owner, or two links that reach each other, form a cycle unless
+one of them is broken again (``o.x = None``, ``del o.x``, ``o.items.clear()``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from ..analysis import exprs as ex
+from ..analysis.scopes import Function
+from ..analysis.walker import CLEAR_METHODS, held_paths
+from .base import Rule
+
+MSG_MUTUAL = ("{a} and {b} now point at each other: the pair (and every tensor it holds) is freed only by the "
+              "cycle collector; make one direction a weakref.ref/proxy or break it (… = None) when done")
+MSG_BACK = ("{owner} gets a strong reference back to {obj}, which reaches it: a cycle freed only by the collector; "
+            "store weakref.proxy({obj}) (or weakref.ref) for the back-pointer")
+MSG_MODULE = (" — and since {obj} is an nn.Module, assigning it to a submodule's attribute also registers it as "
+              "that submodule's child: a cycle in the module tree (RecursionError in .modules()/state_dict())")
+MSG_SELF = ("{obj} is stored in its own {where}: a self-reference freed only by the cycle collector; "
+            "store what is needed (a name, a weakref) instead")
+MSG_CTOR = ("{cls}({obj}) keeps {obj} in {cls}.__init__ ({param}) while {obj} holds the new object: a cycle freed "
+            "only by the collector; pass weakref.proxy({obj}) or the values {cls} needs")
+MODULE_ITERS = {"modules": None, "named_modules": 1}
+
+
+@dataclass
+class Link:
+    index: int
+    stmt: cst.CSTNode
+    owner: str
+    value: str
+    target: str | None
+    gens: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class CtorCall:
+    """``Cls(self, ...)`` whose result the instance keeps; resolved once every class is known."""
+
+    stmt: cst.CSTNode
+    cls_name: str
+    index: int | None
+    keyword: str | None
+    obj: str
+    owner_is_module: bool
+
+
+class LinkRule(Rule):
+    codes = ("CYC201", "CYC202", "CYC203")
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.links: dict[int, list[Link]] = {}
+        self.breaks: dict[int, list[tuple[str, int]]] = {}
+        self.ctor_locals: dict[tuple[int, str], list[CtorCall]] = {}
+
+    def _local(self, fn: Function, name: str) -> bool:
+        return name == fn.instance or name in fn.params or name in fn.stored
+
+    # -- collecting --------------------------------------------------------
+    def on_store(self, store, fn):
+        owner = store.owner
+        if owner is None or "__class__" in owner or "__dict__" in owner:
+            return
+        if ex.is_none(store.value):
+            if store.target:
+                self.breaks.setdefault(id(fn), []).append((store.target, fn.counter))
+            return
+        if not self._local(fn, owner.split(".", 1)[0]):
+            return
+        for path in held_paths(store.value):
+            path = self._module_alias(path, fn)
+            root = path.split(".", 1)[0]
+            if self._local(fn, root):
+                gens = {r: b.index for r in {root, owner.split(".", 1)[0]} if (b := fn.bindings.get(r))}
+                self.links.setdefault(id(fn), []).append(Link(fn.counter, store.stmt, owner, path, store.target, gens))
+        if fn.instance and owner.split(".", 1)[0] == fn.instance:
+            self._ctor_calls(store.value, store.stmt, fn)
+            for path in held_paths(store.value):
+                for call in self.ctor_locals.pop((id(fn), path), []):
+                    self.walker.facts.ctor_calls.append(call)
+
+    def on_bind(self, name, value, stmt, fn):
+        if fn.instance:
+            calls = self._ctor_calls(value, stmt, fn, keep=False)
+            if calls:
+                self.ctor_locals[(id(fn), name)] = calls
+
+    def _ctor_calls(self, value, stmt, fn, keep=True) -> list[CtorCall]:
+        found = []
+        for call in ex.iter_calls(value):
+            name = ex.last_part(ex.callee(call))
+            if not name[:1].isupper() or ex.is_weak_call(call):
+                continue
+            for i, a in enumerate(call.args):
+                if isinstance(a.value, cst.Name) and a.value.value == fn.instance and not a.star:
+                    kw = a.keyword.value if a.keyword else None
+                    method = fn.enclosing_method()
+                    is_mod = bool(method and method.cls and method.cls.is_module)
+                    found.append(CtorCall(stmt, name, None if kw else i, kw, fn.instance, is_mod))
+        if keep:
+            self.walker.facts.ctor_calls.extend(found)
+        return found
+
+    def _module_alias(self, path: str, fn: Function) -> str:
+        """``m`` from ``for name, m in self.named_modules()`` may be the instance itself."""
+        for loop in fn.loops:
+            it = getattr(loop.node, "iter", None)
+            if not (isinstance(it, cst.Call) and ex.method_name(it) in MODULE_ITERS):
+                continue
+            recv = ex.receiver(it)
+            if not (isinstance(recv, cst.Name) and recv.value == fn.instance):
+                continue
+            slot = MODULE_ITERS[ex.method_name(it)]
+            target = loop.node.target
+            if slot is not None and isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) > slot:
+                target = target.elements[slot].value
+            if isinstance(target, cst.Name) and target.value == path:
+                return fn.instance
+        return path
+
+    def on_del(self, node, fn):
+        for t in node.target.elements if isinstance(node.target, cst.Tuple) else [node.target]:
+            t = t.value if isinstance(t, cst.Element) else t
+            if isinstance(t, cst.Subscript):
+                path = ex.dotted(ex.strip_items(t))
+                text = path + "[]" if path else None
+            else:
+                text = ex.dotted(t)
+            if text:
+                self.breaks.setdefault(id(fn), []).append((text, fn.counter))
+
+    def on_call(self, call, stmt, fn):
+        if ex.method_name(call) in CLEAR_METHODS and ex.receiver(call) is not None:
+            path = ex.dotted(ex.strip_items(ex.receiver(call)))
+            if path:
+                self.breaks.setdefault(id(fn), []).append((path + "[]", fn.counter))
+
+    # -- judging -----------------------------------------------------------
+    def leave_function(self, fn):
+        links = self.links.pop(id(fn), [])
+        breaks = self.breaks.pop(id(fn), [])
+        live = [ln for ln in links if not any(t == ln.target and i >= ln.index for t, i in breaks)]
+        done: set[int] = set()
+        for ln in live:
+            if ex.reaches(ln.value, ln.owner):
+                self._single(ln, fn, done)
+        for j, second in enumerate(live):
+            for first in live[:j]:
+                if first.owner == second.owner or not (
+                    ex.reaches(first.value, second.owner) and ex.reaches(second.value, first.owner)
+                ):
+                    continue
+                if any(first.gens.get(r, g) != g for r, g in second.gens.items()):
+                    continue
+                self._pair(first, second, fn, done)
+        self.ctor_locals = {k: v for k, v in self.ctor_locals.items() if k[0] != id(fn)}
+
+    def _single(self, ln: Link, fn: Function, done: set[int]) -> None:
+        if id(ln.stmt) in done:
+            return
+        done.add(id(ln.stmt))
+        if ln.value == ln.owner:
+            where = (ln.target or ln.owner).replace("[]", "")
+            self.report(ln.stmt, "CYC203", MSG_SELF.format(obj=ln.value, where="attribute or container " + where))
+        else:
+            self.report(ln.stmt, "CYC202", self._back_msg(ln.owner, ln.value, fn))
+
+    def _pair(self, first: Link, second: Link, fn: Function, done: set[int]) -> None:
+        inst = fn.instance
+        back = second if second.value == inst else first if first.value == inst else None
+        at = back or second
+        if id(at.stmt) in done:
+            return
+        done.add(id(at.stmt))
+        if back is not None:
+            self.report(at.stmt, "CYC202", self._back_msg(back.owner, back.value, fn))
+        else:
+            self.report(at.stmt, "CYC201", MSG_MUTUAL.format(a=second.owner.split(".")[0], b=first.owner.split(".")[0]))
+
+    def _back_msg(self, owner: str, obj: str, fn: Function) -> str:
+        msg = MSG_BACK.format(owner=owner, obj=obj)
+        method = fn.enclosing_method()
+        if obj == fn.instance and owner.startswith(obj + ".") and method and method.cls and method.cls.is_module:
+            msg += MSG_MODULE.format(obj=obj)
+        return msg
+
+
+def ctor_message(call: CtorCall, param: str, target_is_module: bool) -> str:
+    msg = MSG_CTOR.format(cls=call.cls_name, obj=call.obj, param=param)
+    if call.owner_is_module and target_is_module:
+        msg += MSG_MODULE.format(obj=call.obj)
+    return msg
