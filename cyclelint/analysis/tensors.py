@@ -39,12 +39,54 @@ class Value:
 
 SAFE = Value()
 
-MODEL_RE = re.compile(
-    r"(model|net$|^net|network|module$|encoder|decoder|backbone|^heads?$|_head$|policy|actor|critic"
-    r"|generator|discriminator|classifier|predictor|transformer|teacher|student|unet|^vae$|^forward$)",
-    re.I,
+MODEL_NOUNS = frozenset(
+    {"model", "models", "net", "network", "module", "encoder", "decoder", "backbone", "head", "heads", "policy",
+     "actor", "critic", "generator", "discriminator", "classifier", "predictor", "transformer", "teacher",
+     "student", "unet", "vae", "forward", "lm", "gen", "disc", "resnet", "convnet", "mlp"}
 )
-LOSS_RE = re.compile(r"(loss|criterion|^crit$|cross_entropy|kl_div|nll|mse)", re.I)
+LOSS_NOUNS = frozenset({"loss", "losses", "criterion", "crit", "nll", "mse", "kl", "div", "entropy"})
+# A name starting with a verb is a function that builds or fetches (get_model), not a model.
+VERBS = frozenset(
+    {"get", "build", "make", "create", "load", "setup", "init", "wrap", "unwrap", "prepare", "configure", "save",
+     "to", "from", "find", "is", "has", "register", "freeze", "unfreeze", "copy", "convert", "compile", "resolve",
+     "apply", "update", "set", "reset", "check", "validate", "log", "print", "dump", "parse", "move", "patch",
+     "enable", "disable", "export", "import", "replace", "init", "instantiate", "download", "push", "sync"}
+)
+# ...and one ending in one of these names a thing about the model (model_config), not the model.
+NOT_CALLED = frozenset(
+    {"checkpoint", "config", "cfg", "name", "names", "path", "dir", "type", "kwargs", "args", "id", "ids", "key",
+     "keys", "class", "cls", "summary", "registry", "state", "dict", "list", "info", "size", "card", "file",
+     "hub", "url", "scale", "scaler", "weight", "weights", "meter", "tracker", "history", "logger", "version",
+     "fn_name", "params", "parameters", "hook", "hooks", "wrapper", "factory", "builder", "cache"}
+)
+_TOKEN_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+
+
+def name_tokens(name: str) -> list[str]:
+    """``["ddp", "model"]`` for ``_ddp_model``, ``["model", "checkpoint"]`` for ``ModelCheckpoint``."""
+    return [t.lower() for t in _TOKEN_RE.findall(name)]
+
+
+def _named_like(name: str, nouns: frozenset[str]) -> bool:
+    tokens = name_tokens(name)
+    if not tokens or tokens[0] in VERBS or tokens[-1] in NOT_CALLED:
+        return False
+    return any(t in nouns for t in tokens)
+
+
+def model_like(name: str) -> bool:
+    """A callable named like a model or module: ``model``, ``self.net``, ``teacher_model``."""
+    return _named_like(name, MODEL_NOUNS)
+
+
+def loss_like(name: str) -> bool:
+    """A callable named like a loss: ``criterion``, ``loss_fn``, ``compute_loss``, ``F.cross_entropy``."""
+    tokens = name_tokens(name)
+    if tokens[:1] in (["compute"], ["calc"], ["calculate"], ["get"]):
+        tokens = tokens[1:]
+    return bool(tokens) and tokens[-1] not in NOT_CALLED and any(t in LOSS_NOUNS for t in tokens)
+
+
 # Results that never carry autograd history (integer, boolean or Python values).
 SAFE_METHODS = frozenset(
     {
@@ -54,7 +96,7 @@ SAFE_METHODS = frozenset(
         "stride", "storage_offset", "is_contiguous", "get_device", "backward", "keys",
         "__len__", "count_nonzero", "isclose", "equal", "format", "join", "startswith", "endswith",
         "items_count", "state_dict", "parameters", "named_parameters", "buffers", "children",
-        "modules", "named_modules", "named_children", "zero_grad", "register_forward_hook",
+        "modules", "named_modules", "named_children", "zero_grad", "register_forward_hook", "generate",
     }
 )
 SAFE_ATTRS = frozenset(
@@ -184,10 +226,10 @@ class Evaluator:
         if isinstance(expr.value, cst.Name) and expr.value.value == fn.instance:
             method = fn.enclosing_method()
             cls = method.cls if method else None
-            is_mod = bool(cls and attr in cls.module_attrs) or bool(MODEL_RE.search(attr.strip("_")))
+            is_mod = bool(cls and attr in cls.module_attrs) or model_like(attr)
             return Value(module=is_mod, deps=frozenset((path,)) if path else frozenset(),
                          cls=cls.attr_types.get(attr) if cls else None)
-        return Value(base.attached, base.tensor, bool(MODEL_RE.search(attr.strip("_"))) and not base.attached, base.deps)
+        return Value(base.attached, base.tensor, model_like(attr) and not base.attached, base.deps)
 
     def _call(self, call: cst.Call, fn: "Function") -> Value:
         name = callee(call)
@@ -199,7 +241,7 @@ class Evaluator:
         if is_torch(name) or is_functional(name):
             if last and last[0].isupper():  # nn.Linear(...), nn.CrossEntropyLoss()
                 return Value(module=True, cls=last)
-            if is_functional(name) and LOSS_RE.search(last):
+            if is_functional(name) and loss_like(last):
                 return Value(attached=grad, tensor=True)
             if last in TORCH_UNATTACHED:
                 return Value(tensor=True)
@@ -212,7 +254,11 @@ class Evaluator:
             for a in args:
                 out = out | self.value(a, fn)
             return out
-        if isinstance(call.func, cst.Attribute) and not (name and name.split(".")[0] == fn.instance and name.count(".") == 1 and not MODEL_RE.search(last)):
+        if last[:1].isupper() and isinstance(call.func, (cst.Name, cst.Attribute)):  # SomeClass(...)
+            is_mod = last in self.module_classes or model_like(last) or last.endswith("Loss")
+            return Value(module=is_mod, cls=last)
+        own_method = bool(name) and name.split(".")[0] == fn.instance and name.count(".") == 1 and not model_like(last)
+        if isinstance(call.func, cst.Attribute) and not own_method:
             recv = self.value(call.func.value, fn)
             if recv.module:
                 if last in MODULE_PASSTHROUGH:
@@ -233,20 +279,23 @@ class Evaluator:
                 return Value(deps=recv.deps if grad else frozenset())
         if self._is_model_callee(call.func, fn, last):
             return Value(attached=grad, tensor=True)
-        if last and last[0].isupper():
-            is_mod = last in self.module_classes or bool(MODEL_RE.search(last)) or last.endswith("Loss")
-            return Value(module=is_mod, cls=last)
         return SAFE
 
     def _is_model_callee(self, func: cst.BaseExpression, fn: "Function", last: str) -> bool:
         if isinstance(func, cst.Name) and func.value == fn.instance:
             return True
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == fn.instance:
+            # self.inner(x) in a module: an attribute holding a callable, most likely a submodule
+            method = fn.enclosing_method()
+            cls = method.cls if method else None
+            if cls and cls.is_module and last in cls.data_attrs and last not in cls.methods:
+                return True
         if isinstance(func, cst.Call):  # nn.CrossEntropyLoss()(out, y)
             return self.value(func, fn).module
         target = self.value(func, fn) if isinstance(func, (cst.Name, cst.Attribute, cst.Subscript)) else SAFE
         if target.module:
             return True
-        return bool(last) and (LOSS_RE.search(last) is not None or (MODEL_RE.search(last.strip("_")) is not None and isinstance(func, cst.Name)))
+        return bool(last) and (loss_like(last) or (model_like(last) and isinstance(func, cst.Name)))
 
 
 def _no_graph_unless(grad: bool, v: Value) -> Value:

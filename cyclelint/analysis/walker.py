@@ -10,7 +10,7 @@ import libcst as cst
 
 from . import exprs as ex
 from .scopes import Binding, ClassInfo, Function, Loop
-from .tensors import MODEL_RE, NO_GRAD_CONTEXTS, SAFE, Evaluator, Value, grad_context
+from .tensors import NO_GRAD_CONTEXTS, SAFE, Evaluator, Value, grad_context, name_tokens
 
 if TYPE_CHECKING:
     from ..rules.base import Rule
@@ -21,10 +21,15 @@ STORE_METHODS = {
 }
 CLEAR_METHODS = frozenset({"clear", "pop", "popleft", "popitem", "remove", "discard"})
 STEP_METHODS = frozenset({"backward", "manual_backward", "step", "zero_grad"})
-DATA_ITER_RE = re.compile(
-    r"(loader|batch|dataset|^data$|^data_|_data$|samples|stream|queue|epoch|iter|step|chunk|prompt"
-    r"|example|episode|request|train|^val|valid|^test|_test$|^eval)",
-    re.I,
+# Identifiers in a loop's iterable that make each iteration a step over data. Weak ones
+# (chunks, samples) also name forward-pass sub-steps, so they do not count inside nn.Module methods.
+STRONG_DATA = frozenset(
+    {"loader", "loaders", "dataloader", "dataloaders", "dataset", "datasets", "batches", "minibatches",
+     "epoch", "epochs", "episodes", "requests", "queue", "stream"}
+)
+WEAK_DATA = frozenset(
+    {"chunks", "samples", "examples", "prompts", "data", "train", "val", "valid", "validation", "test", "eval",
+     "iterator", "images", "texts", "records"}
 )
 MODULE_ITER_RE = re.compile(r"(layers|blocks|heads|stages|models|nets|modules|children|experts)$", re.I)
 NOT_DATA_CALLEES = frozenset({"range", "enumerate", "zip", "iter", "tqdm", "len", "reversed", "sorted", "list", "tuple"})
@@ -296,7 +301,7 @@ class Walker:
         loop = Loop(
             node,
             fn.counter,
-            data_iter=any(DATA_ITER_RE.search(n) for n in iter_names),
+            data_iter=self._data_iter(node.iter, iter_names),
             targets=frozenset(ex.loaded_names(node.target)),
             iter_paths=frozenset(p for p in (ex.dotted(ex.strip_items(node.iter)),) if p),
         )
@@ -314,10 +319,24 @@ class Walker:
         if node.orelse is not None:
             self.suite(node.orelse.body)
 
+    def _data_iter(self, iterable: cst.BaseExpression, names: list[str]) -> bool:
+        tokens = {t for n in names for t in name_tokens(n)}
+        if tokens & STRONG_DATA:
+            return True
+        if isinstance(iterable, cst.Call) and ex.callee(iterable) == "range":
+            return False  # range(num_steps) counts only when the body steps an optimizer
+        method = self.fn.enclosing_method()
+        in_module = bool(method and method.cls and method.cls.is_module)
+        return not in_module and bool(tokens & WEAK_DATA)
+
     def while_loop(self, node: cst.While) -> None:
         fn = self.fn
         self.header(node.test, node)
-        loop = Loop(node, fn.counter, data_iter=True)
+        # ``while True`` serves or trains until stopped; ``while cond`` is bounded (a decode loop)
+        # and counts only when its body calls backward()/step().
+        forever = (isinstance(node.test, cst.Name) and node.test.value == "True") or (
+            isinstance(node.test, cst.Integer) and node.test.value != "0")
+        loop = Loop(node, fn.counter, data_iter=forever)
         fn.loops.append(loop)
         for rule in self.rules:
             rule.enter_loop(loop, fn)
@@ -370,7 +389,9 @@ class Walker:
         name = node.name.value
         if is_method:
             kind = next((k for k in ("staticmethod", "classmethod", "property", "cached_property") if k in decos), "method")
-            parent.cls.methods[name] = kind  # type: ignore[union-attr]
+            if any(d in ("setter", "getter", "deleter") for d in decos):
+                kind = "property"  # @x.setter: still the property x
+            parent.cls.methods.setdefault(name, kind)  # type: ignore[union-attr]
             if name == "__init__":
                 parent.cls.init_params = params[1:]  # type: ignore[union-attr]
             instance = params[0] if params and kind in ("method", "property", "cached_property") else None
@@ -402,8 +423,9 @@ class Walker:
             self.header(b.value, node)
         bases = [ex.dotted(b.value) or "" for b in node.bases]
         is_module = any(
-            b.endswith("Module") or b.startswith(("nn.", "torch.nn.")) or b in self.facts.module_classes
-            for b in bases
+            b.startswith(("nn.", "torch.nn.")) or ex.last_part(b) in self.facts.module_classes
+            or name_tokens(ex.last_part(b))[-1:] in (["module"], ["model"])  # nn.Module, PreTrainedModel
+            for b in bases if b
         )
         info = ClassInfo(node, node.name.value, bases, is_module)
         if is_module:
@@ -465,6 +487,11 @@ def _iter_identifiers(expr: cst.BaseExpression) -> list[str]:
         elif isinstance(cur, cst.Attribute):
             out.append(cur.attr.value)
             stack.append(cur.value)
+        elif isinstance(cur, cst.Call):
+            # d.items(), x.split(4): the method name says nothing about the data
+            func = cur.func.value if isinstance(cur.func, cst.Attribute) else cur.func
+            stack.append(func)
+            stack.extend(a.value for a in cur.args)
         else:
             stack.extend(ex.child_nodes(cur))
     return out

@@ -45,6 +45,7 @@ class Candidate:
     loops: tuple[Loop, ...]  # loops the accumulator outlives
     state: bool = False  # grows an attribute of the instance: CYC305 when no loop explains it
     fn: Function | None = None
+    backward_only: bool = False  # counts only in loops that call backward()/step()
 
 
 class AccumulationRule(Rule):
@@ -59,6 +60,8 @@ class AccumulationRule(Rule):
         self.hooked: dict[tuple[str, str], int] = {}  # (class, method) -> index of the attached parameter
         self.pending_calls: dict[int, list[tuple[str, str, object, Value]]] = {}
         self.reported: set[int] = set()
+        self.loop_found: list[tuple[Candidate, str]] = []
+        self.callers: dict[str, set[bool]] = {}  # function name -> grad modes it is called in
 
     # -- events ------------------------------------------------------------
     def on_augassign(self, node, fn):
@@ -75,7 +78,7 @@ class AccumulationRule(Rule):
                 self._add(node, "CYC302" if isinstance(t, cst.Subscript) else "CYC301", path, node.value, val, fn)
 
     def on_bind(self, name, value, stmt, fn):
-        if name in ex.loaded_names(value):
+        if name in ex.loaded_names(value) and not _walks_itself(value, name):
             self._recurrence(stmt, name, value, fn)
 
     def on_store(self, store, fn):
@@ -86,10 +89,10 @@ class AccumulationRule(Rule):
             if ex.method_name(store.call) not in APPENDS or not path:
                 return
             self._add(store.stmt, "CYC302", path, store.value, self.walker.value(store.value), fn)
-        elif store.kind == "item" and path:
+        elif store.kind == "item" and path and _keyed_by_variable(store.stmt):
             self._add(store.stmt, "CYC302", path, store.value, self.walker.value(store.value), fn)
         elif store.kind == "attr" and store.target:
-            if _refers_to(store.value, store.target):
+            if _grows(store.value, store.target):
                 self._recurrence(store.stmt, store.target, store.value, fn)
             elif fn.instance and store.target.startswith(fn.instance + "."):
                 self.resets.setdefault(id(fn), set()).add(store.target)
@@ -112,6 +115,9 @@ class AccumulationRule(Rule):
             method = fn.enclosing_method()
             if isinstance(hook, cst.Attribute) and ex.dotted(hook.value) == fn.instance and method and method.cls:
                 self.hooked[(method.cls.name, hook.attr.value)] = FORWARD_HOOKS[name]
+        called = name or ex.callee(call)
+        if called:
+            self.callers.setdefault(called, set()).add(fn.grad_enabled)
         recv = ex.receiver(call)
         if name and recv is not None:
             cls = self.walker.value(recv).cls
@@ -122,9 +128,11 @@ class AccumulationRule(Rule):
 
     def _recurrence(self, stmt, acc: str, value: cst.BaseExpression, fn: Function) -> None:
         code = "CYC303" if _concat_of(value, acc) else "CYC301"
-        self._add(stmt, code, acc, value, self.walker.value(value), fn)
+        # h = rnn(x, h) grows a graph only where each iteration is a backward step (truncated BPTT);
+        # elsewhere (x = block(x) in a while loop) it is the forward computation itself.
+        self._add(stmt, code, acc, value, self.walker.value(value), fn, backward_only=not _grows(value, acc))
 
-    def _add(self, stmt, code, acc, expr, val: Value, fn: Function) -> None:
+    def _add(self, stmt, code, acc, expr, val: Value, fn: Function, backward_only: bool = False) -> None:
         root = acc.split(".", 1)[0]
         binding = fn.bindings.get(root)
         if root == fn.instance or binding is None:
@@ -133,7 +141,7 @@ class AccumulationRule(Rule):
             loops = tuple(loop for loop in fn.loops if loop not in binding.loops)
         state = bool(fn.instance) and root == fn.instance and fn.enclosing_method() is not None
         if loops or state:
-            self.cands.setdefault(id(fn), []).append(Candidate(stmt, code, acc, expr, val, loops, state, fn))
+            self.cands.setdefault(id(fn), []).append(Candidate(stmt, code, acc, expr, val, loops, state, fn, backward_only))
 
     # -- judging -----------------------------------------------------------
     def leave_function(self, fn):
@@ -148,18 +156,22 @@ class AccumulationRule(Rule):
                 continue
             attached = c.value.attached or bool(c.value.deps & fn.backward_names)
             loops = [loop for loop in c.loops if c.acc not in loop.resets]
-            if any(loop.is_step for loop in loops):
+            if any(loop.has_step if c.backward_only else loop.is_step for loop in loops):
                 if attached:
-                    self._emit(c, c.code)
+                    self.loop_found.append((c, c.code))
                 elif c.value.tensor and c.code == "CYC302":
-                    self._emit(c, "CYC304")
-            elif c.state and c.acc not in resets and fn.grad_enabled:
+                    self.loop_found.append((c, "CYC304"))
+            elif c.state and not c.backward_only and c.acc not in resets and fn.grad_enabled:
                 self.state.append(c)
         for cls, method, slot, val in self.pending_calls.pop(id(fn), []):
             if val.attached or val.deps & fn.backward_names:
                 self.evidence.setdefault((cls, method), set()).add(slot)
 
     def leave_file(self):
+        for c, code in self.loop_found:
+            if code == "CYC304" or not self._only_called_without_grad(c.fn):
+                self._emit(c, code)
+        self.loop_found = []
         for c in self.state:
             method = c.fn.enclosing_method() if c.fn else None
             if method is None or method.cls is None or id(c.stmt) in self.reported:
@@ -180,22 +192,52 @@ class AccumulationRule(Rule):
                 self._emit(c, "CYC305")
         self.state = []
 
+    def _only_called_without_grad(self, fn: Function | None) -> bool:
+        """Every call of this function in the file runs under no_grad (``_sample`` called by ``generate``)."""
+        modes = self.callers.get(fn.name) if fn is not None else None
+        return bool(modes) and not any(modes)
+
     def _emit(self, c: Candidate, code: str) -> None:
         self.reported.add(id(c.stmt))
         val = _short(c.expr)
         self.report(c.stmt, code, MESSAGES[code].format(acc=c.acc, val=val))
 
 
-def _refers_to(value: cst.BaseExpression, path: str) -> bool:
+def _grows(value: cst.BaseExpression, path: str) -> bool:
+    """``o.x = a * o.x + b * v`` or ``o.x = torch.cat([o.x, v])``: the old value is kept in the new one.
+    ``o.x = f(o.x)`` or ``o.x = Head(o.x.size)`` replaces it."""
+    if _concat_of(value, path):
+        return True
     stack = [value]
     while stack:
         cur = stack.pop()
         if ex.dotted(cur) == path:
             return True
-        if isinstance(cur, cst.Attribute):
-            stack.append(cur.value)
-        elif not isinstance(cur, cst.Name):
-            stack.extend(ex.child_nodes(cur))
+        if isinstance(cur, cst.BinaryOperation):
+            stack.extend((cur.left, cur.right))
+        elif isinstance(cur, cst.IfExp):
+            stack.extend((cur.body, cur.orelse))
+        elif isinstance(cur, cst.UnaryOperation):
+            stack.append(cur.expression)
+    return False
+
+
+def _walks_itself(value: cst.BaseExpression, name: str) -> bool:
+    """``node = node.parent`` or ``x = x[1:]``: a walk along the old value, not an accumulation."""
+    while isinstance(value, (cst.Attribute, cst.Subscript)):
+        value = value.value
+    return isinstance(value, cst.Name) and value.value == name
+
+
+def _keyed_by_variable(stmt: cst.CSTNode) -> bool:
+    """``d[key] = v`` grows ``d``; ``d["past"] = v`` replaces one entry and ``x[:, i] = v`` writes into a tensor."""
+    targets = [t.target for t in stmt.targets] if isinstance(stmt, cst.Assign) else (
+        [stmt.target] if isinstance(stmt, (cst.AugAssign, cst.AnnAssign)) else [])
+    for target in targets:
+        if isinstance(target, cst.Subscript) and len(target.slice) == 1:
+            index = target.slice[0].slice
+            if isinstance(index, cst.Index) and not isinstance(index.value, (cst.SimpleString, cst.Integer)):
+                return True
     return False
 
 

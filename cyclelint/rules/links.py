@@ -36,6 +36,7 @@ class Link:
     owner: str
     value: str
     target: str | None
+    kind: str
     gens: dict[str, int] = field(default_factory=dict)
 
 
@@ -79,7 +80,7 @@ class LinkRule(Rule):
             root = path.split(".", 1)[0]
             if self._local(fn, root):
                 gens = {r: b.index for r in {root, owner.split(".", 1)[0]} if (b := fn.bindings.get(r))}
-                self.links.setdefault(id(fn), []).append(Link(fn.counter, store.stmt, owner, path, store.target, gens))
+                self.links.setdefault(id(fn), []).append(Link(fn.counter, store.stmt, owner, path, store.target, store.kind, gens))
         if fn.instance and owner.split(".", 1)[0] == fn.instance:
             self._ctor_calls(store.value, store.stmt, fn)
             for path in held_paths(store.value):
@@ -166,7 +167,9 @@ class LinkRule(Rule):
         if id(ln.stmt) in done:
             return
         done.add(id(ln.stmt))
-        if ln.value == ln.owner:
+        # self.x = self, self.items.append(self): the instance's own slot; self.child.parent = self: a back-pointer
+        own_slot = ln.value == ln.owner or (ln.kind != "attr" and ln.owner.rsplit(".", 1)[0] == ln.value)
+        if own_slot:
             where = (ln.target or ln.owner).replace("[]", "")
             self.report(ln.stmt, "CYC203", MSG_SELF.format(obj=ln.value, where="attribute or container " + where))
         else:

@@ -12,6 +12,7 @@ import libcst as cst
 
 from ..analysis import exprs as ex
 from ..analysis.scopes import ClassInfo, Function
+from ..analysis.walker import STORE_METHODS, held_names
 from .base import Rule
 
 MESSAGES = {
@@ -27,6 +28,7 @@ MESSAGES = {
 HOOK_RE = re.compile(r"^register_\w*hook$")
 KEEPERS = frozenset({"defaultdict", "Thread", "Timer", "property", "partialmethod"})
 PARTIALS = frozenset({"partial", "MethodType", "partialmethod"})
+CLASS_NAMES = frozenset({"cls", "klass", "mcs", "metacls", "mcls"})
 
 
 @dataclass
@@ -40,7 +42,7 @@ class Capture:
 class Pending:
     cls: ClassInfo | None
     stmt: cst.CSTNode
-    capture: Capture
+    captures: list[Capture]
     obj: str
     where: str
     hook: bool = False
@@ -58,37 +60,43 @@ class SelfCaptureRule(Rule):
     # -- what a value captures ---------------------------------------------
     def capture(self, expr: cst.BaseExpression, names: set[str], fn: Function, target_attr: str | None = None) -> Capture | None:
         """The first callable in ``expr`` that keeps one of ``names`` alive, if any."""
-        stack: list[tuple[cst.BaseExpression, bool]] = [(expr, False)]
+        found = self.captures(expr, names, fn, target_attr)
+        return found[0] if found else None
+
+    def captures(self, expr: cst.BaseExpression, names: set[str], fn: Function, target_attr: str | None = None) -> list[Capture]:
+        """Every callable in ``expr`` that may keep one of ``names`` alive, in source order.
+        ``self.m`` candidates hold only if ``m`` turns out to be a regular method."""
+        out: list[Capture] = []
+        stack: list[cst.BaseExpression] = [expr]
         while stack:
-            cur, kept = stack.pop()
+            cur = stack.pop()
             if isinstance(cur, cst.Lambda):
                 if ex.loaded_names(cur) & names:
-                    return Capture("CYC101", "lambda")
+                    out.append(Capture("CYC101", "lambda"))
             elif isinstance(cur, cst.Name):
                 alias = fn.callables.get(cur.value)
                 if alias and alias[1] & names:
-                    return Capture(alias[0], cur.value, alias[2])
-                if kept and cur.value in names:
-                    return Capture("CYC103", cur.value)
+                    out.append(Capture(alias[0], cur.value, alias[2]))
             elif isinstance(cur, cst.Attribute):
                 if isinstance(cur.value, cst.Name) and cur.value.value in names:
                     attr = cur.attr.value
-                    if cur.value.value == fn.instance or kept:
-                        return Capture("CYC103", ex.dotted(cur) or attr, attr if cur.value.value == fn.instance else None)
+                    if cur.value.value == fn.instance:
+                        out.append(Capture("CYC103", ex.dotted(cur) or attr, attr))
             elif isinstance(cur, cst.Call):
                 found = self._call_capture(cur, names, fn, target_attr)
                 if found is not None:
-                    return found
+                    out.append(found)
+                    continue
                 last = ex.last_part(ex.callee(cur))
                 if last in KEEPERS or (last[:1].isupper() and not ex.is_weak_call(cur)):
-                    stack.extend((a.value, False) for a in cur.args)
+                    stack.extend(a.value for a in reversed(cur.args))
             elif isinstance(cur, (cst.Tuple, cst.List, cst.Set)):
-                stack.extend((e.value, kept) for e in cur.elements)
+                stack.extend(e.value for e in reversed(cur.elements))
             elif isinstance(cur, cst.Dict):
-                stack.extend((e.value, kept) for e in cur.elements)
+                stack.extend(e.value for e in reversed(cur.elements))
             elif isinstance(cur, cst.IfExp):
-                stack.extend(((cur.body, kept), (cur.orelse, kept)))
-        return None
+                stack.extend((cur.orelse, cur.body))
+        return out
 
     def _call_capture(self, call: cst.Call, names: set[str], fn: Function, target_attr: str | None) -> Capture | None:
         """``partial(f, obj)``, ``MethodType(f, obj)``, or a wrapper of the very attribute it replaces."""
@@ -150,16 +158,19 @@ class SelfCaptureRule(Rule):
         obj = store.owner.split(".", 1)[0]
         if obj != fn.instance and obj not in fn.params and obj not in fn.stored:
             return
-        if obj == fn.instance and isinstance(store.value, cst.Name):
-            p = self.handle_locals.get((id(fn), store.value.value))
-            if p is not None and store.owner.count(".") <= 1:
-                p.handle = store.owner.partition(".")[2] or (store.target or "").partition(".")[2]
+        if obj in CLASS_NAMES or obj in self.walker.facts.classes:
+            return  # a class object always sits in a cycle (its __mro__): one more changes nothing
+        if obj == fn.instance:  # a hook's handle kept on the instance: self.handles.append(h), self.h[k] = [h1, h2]
+            slot = store.owner.partition(".")[2] or (store.target or "").partition(".")[2]
+            for name in held_names(store.value):
+                p = self.handle_locals.get((id(fn), name))
+                if p is not None and slot:
+                    p.handle = slot.split(".")[0]
         target_attr = store.target.rsplit(".", 1)[-1] if store.kind == "attr" and store.target else None
-        cap = self.capture(store.value, {obj}, fn, target_attr)
-        if cap is None:
-            return
-        where = store.target.replace("[]", "") if store.target else store.owner
-        self._defer(Pending(self._cls(fn), store.stmt, cap, obj, where))
+        caps = self.captures(store.value, {obj}, fn, target_attr)
+        if caps:
+            where = store.target.replace("[]", "") if store.target else store.owner
+            self._defer(Pending(self._cls(fn), store.stmt, caps, obj, where))
 
     # -- hooks -------------------------------------------------------------
     def on_call(self, call, stmt, fn):
@@ -174,17 +185,14 @@ class SelfCaptureRule(Rule):
         recv_root = ex.root(recv) if recv is not None else None
         if recv_root and (recv_root in fn.params or recv_root in fn.stored):
             names.add(recv_root)
-        cap = self.capture(hook, names, fn) if names else None
-        if cap is None:
+        caps = self.captures(hook, names, fn) if names else []
+        if not caps:
             return
-        obj = fn.instance if fn.instance in names and self._mentions(hook, fn.instance, fn) else recv_root
+        obj = fn.instance if fn.instance and self.capture(hook, {fn.instance}, fn) else recv_root
         where = ex.dotted(recv) if recv is not None else "a global hook table"
-        p = Pending(self._cls(fn), stmt, Capture("CYC104", cap.what, cap.method), obj or "the object", where or "an object", hook=True)
-        p.handle = _handle_attr(stmt, call, fn)
+        p = Pending(self._cls(fn), stmt, caps, obj or "the object", where or "an object", hook=True)
+        p.handle = _handle_attr(stmt, fn)
         self._defer(p)
-
-    def _mentions(self, hook, name, fn) -> bool:
-        return self.capture(hook, {name}, fn) is not None
 
     # -- resolution --------------------------------------------------------
     def _cls(self, fn: Function) -> ClassInfo | None:
@@ -192,8 +200,10 @@ class SelfCaptureRule(Rule):
         return method.cls if method else None
 
     def _defer(self, p: Pending) -> None:
-        if p.cls is None and p.capture.method is None:
-            self._emit(p)
+        if p.cls is None:
+            p.captures = [c for c in p.captures if c.method is None]
+            if p.captures:
+                self._emit(p)
         else:
             self.pending.append(p)
 
@@ -208,18 +218,10 @@ class SelfCaptureRule(Rule):
             if p.cls is not cls:
                 keep.append(p)
                 continue
-            if p.capture.method is not None and not self._is_bound_method(cls, p.capture.method, lenient=p.hook):
-                continue
-            if p.hook and p.handle and p.handle in cls.removed_attrs:
-                continue
-            self._emit(p)
-        self.pending = keep
-
-    def leave_file(self):
-        for p in self.pending:
-            if p.capture.method is None:
+            p.captures = [c for c in p.captures if c.method is None or self._is_bound_method(cls, c.method, p.hook)]
+            if p.captures and not (p.hook and p.handle and p.handle in cls.removed_attrs):
                 self._emit(p)
-        self.pending = []
+        self.pending = keep
 
     def _is_bound_method(self, cls: ClassInfo, attr: str, lenient: bool) -> bool:
         """``self.attr`` is a regular method (of the class or a base in this file)."""
@@ -240,19 +242,19 @@ class SelfCaptureRule(Rule):
         return lenient and any(b not in ("object", "") for b in cls.bases)
 
     def _emit(self, p: Pending) -> None:
-        code = p.capture.code if not p.hook else "CYC104"
-        self.report(p.stmt, code, MESSAGES[code].format(obj=p.obj, where=p.where, what=p.capture.what))
+        cap = p.captures[0]
+        code = "CYC104" if p.hook else cap.code
+        self.report(p.stmt, code, MESSAGES[code].format(obj=p.obj, where=p.where, what=cap.what))
 
 
-def _handle_attr(stmt: cst.CSTNode, call: cst.Call, fn: Function) -> str | None:
-    """X when the hook's handle is kept as ``self.X = ...register_..._hook(...)`` or appended to ``self.X``."""
-    if isinstance(stmt, cst.Assign) and stmt.value is call:
-        for t in stmt.targets:
-            path = ex.dotted(ex.strip_items(t.target))
-            if path and path.startswith(f"{fn.instance}."):
-                return path.split(".")[1]
-    if isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call) and stmt.value is not call:
-        path = ex.dotted(ex.strip_items(ex.receiver(stmt.value))) if ex.receiver(stmt.value) is not None else None
-        if path and path.startswith(f"{fn.instance}."):
+def _handle_attr(stmt: cst.CSTNode, fn: Function) -> str | None:
+    """X when the statement keeps the hook's handle on the instance: ``self.X = ...``, ``self.X.append(...)``."""
+    paths: list[str | None] = []
+    if isinstance(stmt, cst.Assign):
+        paths = [ex.dotted(ex.strip_items(t.target)) for t in stmt.targets]
+    elif isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call) and ex.method_name(stmt.value) in STORE_METHODS:
+        paths = [ex.dotted(ex.strip_items(ex.receiver(stmt.value)))]
+    for path in paths:
+        if path and fn.instance and path.startswith(f"{fn.instance}."):
             return path.split(".")[1]
     return None
