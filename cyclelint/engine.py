@@ -2,7 +2,9 @@
 what needs the whole project (constructor calls that keep ``self``), sort."""
 from __future__ import annotations
 
+import ast
 import os
+import re
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
@@ -63,12 +65,26 @@ def lint_source(source: bytes | str, path: str, enabled: frozenset[str], apply_n
         module = cst.parse_module(source)
         _analyse(module, path, enabled, result, apply_noqa)
     except cst.ParserSyntaxError as exc:
-        result.error = f"syntax error at line {exc.raw_line}, column {exc.raw_column + 1}: {exc.message}"
+        result.error = _syntax_message(exc, source)
     except RecursionError:
         result.error = "too deeply nested to analyse"
     except (UnicodeError, LookupError, SyntaxError, ValueError) as exc:
         result.error = f"cannot decode or parse: {exc}"
     return result
+
+
+def _syntax_message(exc: cst.ParserSyntaxError, source: bytes | str) -> str:
+    """Python's own parser places the error better than libcst's; ask it only on this failure path."""
+    try:
+        ast.parse(source)
+    except SyntaxError as err:
+        return f"syntax error at line {err.lineno}, column {err.offset or 1}: {err.msg}"
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    m = re.search(r"error at (\d+):(\d+): (.*)", exc.message, re.S)
+    if m:
+        return f"syntax error at line {m.group(1)}, column {int(m.group(2)) + 1}: {m.group(3).strip()}"
+    return f"syntax error at line {exc.raw_line}, column {exc.raw_column + 1}: {exc.message.strip()}"
 
 
 def _analyse(module: cst.Module, path: str, enabled: frozenset[str], result: FileResult, apply_noqa: bool) -> None:

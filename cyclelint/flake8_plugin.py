@@ -10,7 +10,7 @@ from typing import Any, Iterator
 
 from . import __version__
 from .engine import lint_source, resolve_project
-from .findings import RULES
+from .findings import DEFAULT_CODES, RULES
 
 OFF_BY_DEFAULT = [code for code, rule in RULES.items() if not rule.default]
 
@@ -23,12 +23,21 @@ class CycleLintPlugin:
         self.lines = lines
         self.filename = filename
 
+    enabled: frozenset[str] = DEFAULT_CODES
+
     @classmethod
     def add_options(cls, option_manager: Any) -> None:
         option_manager.extend_default_ignore(OFF_BY_DEFAULT)
 
+    @classmethod
+    def parse_options(cls, options: Any) -> None:
+        # As in cyclelint itself, an off-by-default rule runs only when named in full
+        # (flake8 would let a bare ``--select CYC`` override its default ignore).
+        named = {c.strip().upper() for opt in ("select", "extend_select") for c in getattr(options, opt, None) or ()}
+        cls.enabled = DEFAULT_CODES | (named & set(OFF_BY_DEFAULT))
+
     def run(self) -> Iterator[tuple[int, int, str, type]]:
-        result = lint_source("".join(self.lines), self.filename, frozenset(RULES), apply_noqa=False)
+        result = lint_source("".join(self.lines), self.filename, self.enabled, apply_noqa=False)
         if result.error:
             return  # flake8 reports the syntax error itself (E999)
         resolve_project([result])

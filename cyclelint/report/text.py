@@ -11,11 +11,16 @@ def render(findings: Sequence[Finding], errors: Sequence[FileError]) -> str:
     lines = [f"{f.path}:{f.line}:{f.column}: {f.code} {f.message}" + _confirmation(f) for f in findings]
     if findings or errors:
         files = len({f.path for f in findings})
-        summary = f"Found {len(findings)} finding{'s' * (len(findings) != 1)} in {files} file{'s' * (files != 1)}"
+        summary = (f"Found {_count(len(findings), 'finding')} in {_count(files, 'file')}" if findings
+                   else "No findings")
         if errors:
-            summary += f"; {len(errors)} file{'s' * (len(errors) != 1)} could not be linted"
+            summary += f"; {_count(len(errors), 'file')} could not be linted"
         lines.append(summary + ".")
     return "\n".join(lines) + ("\n" if lines else "")
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'s' * (n != 1)}"
 
 
 def _confirmation(f: Finding) -> str:

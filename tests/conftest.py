@@ -1,0 +1,30 @@
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "fixtures"
+SHARED = ROOT.parent / "shared"
+BIN = Path(sys.executable).parent
+
+
+def tool(name: str) -> str:
+    """The console script installed beside this interpreter (what a user runs)."""
+    path = BIN / name
+    return str(path) if path.exists() else (shutil.which(name) or name)
+
+
+def run(args, cwd=None, **kw) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, env=env, timeout=600, **kw)
+
+
+@pytest.fixture
+def cyclelint():
+    def call(*args, cwd=None):
+        return run([tool("cyclelint"), *map(str, args)], cwd=cwd)
+    return call

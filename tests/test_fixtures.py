@@ -1,0 +1,49 @@
+"""Every fixture carries its expected findings (``# expect: CODE`` on the flagged line);
+one parametrized test checks them all with every rule switched on."""
+import re
+import sys
+
+import pytest
+
+from cyclelint.api import lint_paths
+from cyclelint.findings import RULES
+
+from .conftest import FIXTURES, run
+
+EXPECT = re.compile(r"#\s*expect:\s*((?:CYC\d{3}[,\s]*)+)")
+CASES = sorted(p for p in FIXTURES.rglob("*.py"))
+
+
+def expected(path):
+    out = set()
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        m = EXPECT.search(line)
+        if m:
+            out |= {(lineno, code) for code in re.findall(r"CYC\d{3}", m.group(1))}
+    return out
+
+
+@pytest.mark.parametrize("path", CASES, ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_fixture_findings(path):
+    findings, errors = lint_paths([str(path)], select=list(RULES), jobs=1)
+    assert errors == []
+    assert {(f.line, f.code) for f in findings} == expected(path)
+
+
+def test_every_rule_has_a_leaky_fixture():
+    covered = {code for p in CASES for _, code in expected(p)}
+    assert covered == set(RULES)
+
+
+def test_clean_fixtures_are_clean():
+    clean = [p for p in CASES if p.name.endswith("_clean.py")]
+    assert len(clean) >= 8
+    assert all(not expected(p) for p in clean)
+
+
+@pytest.mark.parametrize("path", [p for p in CASES if not p.name.startswith("_")], ids=lambda p: p.name)
+def test_fixture_runs(path):
+    """Fixtures are real programs: each one runs to completion with real torch."""
+    pytest.importorskip("torch")
+    proc = run([sys.executable, path.name], cwd=path.parent)
+    assert proc.returncode == 0, proc.stderr[-2000:]

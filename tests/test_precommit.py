@@ -1,0 +1,43 @@
+"""The real pre-commit, installing this repository's hook into a throw-away git repository.
+
+pre-commit builds the hook's environment from the package registry: deselect with
+``-m 'not network'`` where it cannot be reached.
+"""
+import os
+
+import pytest
+
+from .conftest import ROOT, run, tool
+
+pytestmark = pytest.mark.network
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory):
+    if not (ROOT / ".git").exists():
+        pytest.skip("the project is not a git checkout")
+    path = tmp_path_factory.mktemp("precommit-repo")
+    for args in (["init", "-q"], ["config", "user.email", "t@example.com"], ["config", "user.name", "t"]):
+        assert run(["git", *args], cwd=path).returncode == 0
+    (path / "leaky.py").write_text("class A:\n    def __init__(self):\n        self.me = self\n")
+    (path / "clean.py").write_text("def add(a, b):\n    return a + b\n")
+    (path / "notes.txt").write_text("not python\n")
+    assert run(["git", "add", "."], cwd=path).returncode == 0
+    return path
+
+
+def try_repo(repo, *files, home):
+    env = dict(os.environ, PRE_COMMIT_HOME=str(home))
+    return run([tool("pre-commit"), "try-repo", str(ROOT), "cyclelint", "--files", *files], cwd=repo, env=env)
+
+
+def test_precommit_hook(repo, tmp_path_factory):
+    home = tmp_path_factory.mktemp("pre-commit-home")
+    leaky = try_repo(repo, "leaky.py", home=home)
+    assert leaky.returncode == 1, leaky.stdout + leaky.stderr
+    assert "leaky.py:3:9: CYC203" in leaky.stdout
+    clean = try_repo(repo, "clean.py", home=home)
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    no_python = try_repo(repo, "notes.txt", home=home)
+    assert no_python.returncode == 0, no_python.stdout + no_python.stderr
+    assert "(no files to check)" in no_python.stdout
