@@ -18,9 +18,9 @@ def tool(name: str) -> str:
     return str(path) if path.exists() else (shutil.which(name) or name)
 
 
-def run(args, cwd=None, **kw) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, env=env, timeout=600, **kw)
+def run(args, cwd=None, env=None) -> subprocess.CompletedProcess:
+    env = dict(env or os.environ, PYTHONDONTWRITEBYTECODE="1")
+    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, env=env, timeout=600)
 
 
 @pytest.fixture
