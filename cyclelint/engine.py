@@ -5,12 +5,10 @@ from __future__ import annotations
 import ast
 import os
 import re
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .analysis.walker import FileFacts, Walker
 from .findings import FileError, Finding
@@ -99,7 +97,10 @@ def _analyse(module: cst.Module, path: str, enabled: frozenset[str], result: Fil
     ctor_calls = facts.ctor_calls if "CYC202" in enabled else []
     if not reports and not ctor_calls:
         return
-    # Positions cost a code-generation pass over the tree: only files with findings pay for it.
+    # Positions cost a code-generation pass over the tree: only files with findings pay for it
+    # (and only they import the metadata machinery).
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     lines = module.code.splitlines()
 
@@ -143,6 +144,8 @@ def run_jobs(jobs: Sequence[tuple[str, frozenset[str]]], workers: int, cache=Non
         else:
             todo.append((i, key, (path, data, enabled)))
     if workers > 1 and len(todo) >= 8:
+        from concurrent.futures import ProcessPoolExecutor  # not on the one-file (pre-commit) path
+
         chunk = max(1, min(16, len(todo) // (workers * 8)))
         with ProcessPoolExecutor(max_workers=workers) as pool:
             fresh = list(pool.map(_lint_job, [t[2] for t in todo], chunksize=chunk))
