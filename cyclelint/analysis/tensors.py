@@ -42,7 +42,7 @@ SAFE = Value()
 MODEL_NOUNS = frozenset(
     {"model", "models", "net", "network", "module", "encoder", "decoder", "backbone", "head", "heads", "policy",
      "actor", "critic", "generator", "discriminator", "classifier", "predictor", "transformer", "teacher",
-     "student", "unet", "vae", "forward", "lm", "gen", "disc", "resnet", "convnet", "mlp"}
+     "student", "unet", "vae", "forward", "lm", "resnet", "convnet", "mlp"}
 )
 LOSS_NOUNS = frozenset({"loss", "losses", "criterion", "crit", "nll", "mse", "kl", "div", "entropy"})
 # A name starting with a verb is a function that builds or fetches (get_model), not a model.
@@ -101,6 +101,11 @@ SAFE_METHODS = frozenset(
 )
 SAFE_ATTRS = frozenset(
     {"shape", "dtype", "device", "ndim", "requires_grad", "is_cuda", "is_leaf", "grad_fn", "layout", "names"}
+)
+# Methods of a model that run (part of) its forward pass.
+FORWARD_METHODS = frozenset(
+    {"forward", "encode", "decode", "embed", "predict", "extract_features", "forward_features", "forward_head",
+     "compute_loss", "training_step", "validation_step", "shared_step", "loss", "score"}
 )
 MODULE_PASSTHROUGH = frozenset({"to", "cuda", "cpu", "train", "eval", "half", "float", "double", "requires_grad_"})
 SAFE_CALLS = frozenset(
@@ -239,8 +244,9 @@ class Evaluator:
             return SAFE
         args = [a.value for a in call.args]
         if is_torch(name) or is_functional(name):
-            if last and last[0].isupper():  # nn.Linear(...), nn.CrossEntropyLoss()
-                return Value(module=True, cls=last)
+            if last and last[0].isupper():  # nn.Linear(...), nn.CrossEntropyLoss(); not torch.fx.Graph()
+                is_mod = ".nn." in f".{name}." and not last.startswith("Parameter")
+                return Value(module=is_mod, cls=last)
             if is_functional(name) and loss_like(last):
                 return Value(attached=grad, tensor=True)
             if last in TORCH_UNATTACHED:
@@ -263,9 +269,9 @@ class Evaluator:
             if recv.module:
                 if last in MODULE_PASSTHROUGH:
                     return Value(module=True)
-                if last in SAFE_METHODS or last.startswith(("register_", "named_", "load_")):
-                    return SAFE
-                return Value(attached=grad, tensor=True)
+                if last in FORWARD_METHODS or model_like(last) or loss_like(last):
+                    return Value(attached=grad, tensor=True)
+                return SAFE  # model.get_input_embeddings(), device_module.memory_allocated()
             if last in SAFE_METHODS:
                 return SAFE
             if last in ("detach", "detach_"):
@@ -288,7 +294,9 @@ class Evaluator:
             # self.inner(x) in a module: an attribute holding a callable, most likely a submodule
             method = fn.enclosing_method()
             cls = method.cls if method else None
-            if cls and cls.is_module and last in cls.data_attrs and last not in cls.methods:
+            if cls and last in cls.methods:  # self.path_of_module(m) is a method, self.forward(x) a forward pass
+                return last in FORWARD_METHODS or loss_like(last)
+            if cls and cls.is_module and last in cls.data_attrs:
                 return True
         if isinstance(func, cst.Call):  # nn.CrossEntropyLoss()(out, y)
             return self.value(func, fn).module

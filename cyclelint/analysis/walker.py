@@ -195,7 +195,7 @@ class Walker:
             if path:
                 for loop in fn.loops:
                     loop.resets.add(path)
-        if name in STORE_METHODS and recv is not None:
+        if name in STORE_METHODS and recv is not None and _container_call(call, name, fn.instance):
             value = ex.arg(call, STORE_METHODS[name], "value") if call.args else None
             if value is not None:
                 owner = ex.dotted(ex.strip_items(recv))
@@ -442,6 +442,15 @@ class Walker:
             rule.leave_class(info, body)
         parent.loads |= body.loads
         self.bind(info.name, None, node, SAFE)
+
+
+def _container_call(call: cst.Call, name: str, instance: str | None) -> bool:
+    """``items.append(x)`` rather than ``self.add(a, b)`` or ``ops.add(x, y)`` (FloatFunctional)."""
+    recv = ex.receiver(call)
+    if isinstance(recv, cst.Name) and recv.value == instance and name not in ("add_module", "register_module"):
+        return False
+    positional = len(ex.positional_args(call))
+    return positional == STORE_METHODS[name] + 1 or (name in ("setdefault", "update") and positional <= 2)
 
 
 def held_names(value: cst.BaseExpression) -> set[str]:
