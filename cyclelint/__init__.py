@@ -6,7 +6,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from .api import lint_paths, lint_source  # noqa: E402
-from .findings import FileError, Finding  # noqa: E402
+from .api import lint_paths, lint_source
+from .findings import FileError, Finding
 
-__all__ = ["lint_paths", "lint_source", "Finding", "FileError", "__version__"]
+__all__ = ["FileError", "Finding", "__version__", "lint_paths", "lint_source"]

@@ -1,9 +1,10 @@
 """The library entry points behind the command line and the flake8 plugin."""
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
-from .engine import default_workers, lint_source as _lint_source, resolve_project, run_jobs
+from .engine import default_workers, resolve_project, run_jobs
+from .engine import lint_source as _lint_source
 from .files import discover, matches
 from .findings import FileError, Finding
 from .selection import enabled_codes, expand

@@ -29,7 +29,7 @@ class Cache:
         self._ready = False
 
     @classmethod
-    def open(cls, base: str) -> "Cache":
+    def open(cls, base: str) -> Cache:
         return cls(os.path.join(base, CACHE_DIR, _linter_fingerprint()))
 
     @staticmethod

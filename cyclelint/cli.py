@@ -5,7 +5,7 @@ import argparse
 import os
 import sys
 import tempfile
-from typing import Sequence
+from collections.abc import Sequence
 
 from . import __version__
 from .api import lint_paths

@@ -5,13 +5,13 @@ from __future__ import annotations
 import ast
 import os
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
 
 import libcst as cst
 
 from .analysis.walker import FileFacts, Walker
-from .findings import FileError, Finding
+from .findings import Finding
 from .noqa import SKIP_FILE, noqa_codes, suppressed
 from .rules import ALL_RULES
 from .rules.links import ctor_message
@@ -79,7 +79,7 @@ def _syntax_message(exc: cst.ParserSyntaxError, source: bytes | str) -> str:
         return f"syntax error at line {err.lineno}, column {err.offset or 1}: {err.msg}"
     except (ValueError, RecursionError, MemoryError):
         pass
-    m = re.search(r"error at (\d+):(\d+): (.*)", exc.message, re.S)
+    m = re.search(r"error at (\d+):(\d+): (.*)", exc.message, re.DOTALL)
     if m:
         return f"syntax error at line {m.group(1)}, column {int(m.group(2)) + 1}: {m.group(3).strip()}"
     return f"syntax error at line {exc.raw_line}, column {exc.raw_column + 1}: {exc.message.strip()}"

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import fnmatch
 import os
+from collections.abc import Iterable, Iterator
 from pathlib import PurePosixPath
-from typing import Iterable, Iterator
 
 SKIP_DIRS = frozenset(
     {".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "build", "dist", "__pycache__",

@@ -6,7 +6,8 @@ time, so a ``Child(self)`` whose class lives in another file is not resolved her
 """
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from . import __version__
 from .engine import lint_source, resolve_project

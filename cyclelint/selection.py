@@ -1,7 +1,7 @@
 """Which rule codes are on: --select/--extend-select/--ignore with prefixes."""
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from .findings import DEFAULT_CODES, RULES
 

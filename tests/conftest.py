@@ -20,7 +20,7 @@ def tool(name: str) -> str:
 
 def run(args, cwd=None, env=None) -> subprocess.CompletedProcess:
     env = dict(env or os.environ, PYTHONDONTWRITEBYTECODE="1")
-    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, env=env, timeout=600)
+    return subprocess.run(args, check=False, cwd=cwd, capture_output=True, text=True, env=env, timeout=600)
 
 
 @pytest.fixture

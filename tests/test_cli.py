@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from .conftest import FIXTURES, run, tool
+from .conftest import FIXTURES, run
 
 LEAKY = textwrap.dedent(
     """\

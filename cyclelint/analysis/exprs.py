@@ -6,7 +6,7 @@ the interpreter's recursion limit.
 from __future__ import annotations
 
 import dataclasses
-from typing import Iterator
+from collections.abc import Iterator
 
 import libcst as cst
 
@@ -21,7 +21,7 @@ _NON_EXPR_FIELDS = frozenset(
         "whitespace_after_lambda", "whitespace_before_in", "whitespace_after_in",
         "whitespace_before_from", "whitespace_after_for", "whitespace_before_for",
         "whitespace_after_if", "whitespace_before_if", "whitespace_after_await",
-        "whitespace_after_await", "whitespace_before_else", "whitespace_after_else",
+        "whitespace_before_else", "whitespace_after_else",
         "whitespace_after_equal", "whitespace_before_equal", "whitespace_before_value",
         "whitespace_before_indicator", "whitespace_after_indicator",
         "whitespace_after_not", "whitespace_after_walrus", "whitespace_before_walrus",
@@ -98,9 +98,7 @@ def root(expr: cst.BaseExpression) -> str | None:
     while True:
         if isinstance(expr, cst.Name):
             return expr.value
-        if isinstance(expr, cst.Attribute):
-            expr = expr.value
-        elif isinstance(expr, cst.Subscript):
+        if isinstance(expr, (cst.Attribute, cst.Subscript)):
             expr = expr.value
         elif isinstance(expr, cst.Call):
             expr = expr.func

@@ -11,10 +11,8 @@ from .tensors import Value
 @dataclass
 class Loop:
     node: cst.For | cst.While
-    start: int  # statement counter when the loop began
     data_iter: bool  # iterates a loader/batches/steps or is a ``while``
     targets: frozenset[str] = frozenset()
-    iter_paths: frozenset[str] = frozenset()
     has_step: bool = False  # body calls backward()/step()/zero_grad()
     resets: set[str] = field(default_factory=set)  # names rebound or cleared inside
 
@@ -52,7 +50,7 @@ class ClassInfo:
 class Function:
     node: cst.FunctionDef | None  # None: module level
     name: str
-    parent: "Function | None"
+    parent: Function | None
     cls: ClassInfo | None  # the class whose body defines this function
     instance: str | None  # the method's instance parameter, inherited by closures
     params: list[str]
@@ -77,7 +75,7 @@ class Function:
     def grad_enabled(self) -> bool:
         return self.grad_stack[-1] if self.grad_stack else not self.no_grad
 
-    def enclosing_method(self) -> "Function | None":
+    def enclosing_method(self) -> Function | None:
         fn: Function | None = self
         while fn is not None and not fn.is_method:
             fn = fn.parent

@@ -28,7 +28,7 @@ class Value:
     deps: frozenset[str] = frozenset()  # local names whose later evidence may attach it
     cls: str | None = None  # class name when built as SomeClass(...)
 
-    def __or__(self, other: "Value") -> "Value":
+    def __or__(self, other: Value) -> Value:
         return Value(
             self.attached or other.attached,
             self.tensor or other.tensor,
@@ -50,7 +50,7 @@ VERBS = frozenset(
     {"get", "build", "make", "create", "load", "setup", "init", "wrap", "unwrap", "prepare", "configure", "save",
      "to", "from", "find", "is", "has", "register", "freeze", "unfreeze", "copy", "convert", "compile", "resolve",
      "apply", "update", "set", "reset", "check", "validate", "log", "print", "dump", "parse", "move", "patch",
-     "enable", "disable", "export", "import", "replace", "init", "instantiate", "download", "push", "sync"}
+     "enable", "disable", "export", "import", "replace", "instantiate", "download", "push", "sync"}
 )
 # ...and one ending in one of these names a thing about the model (model_config), not the model.
 NOT_CALLED = frozenset(
@@ -146,7 +146,7 @@ def grad_context(expr: cst.BaseExpression) -> bool | None:
     name = last_part(callee(expr))
     if name in NO_GRAD_CONTEXTS:
         mode = expr.args[0].value if name == "inference_mode" and expr.args else None
-        return True if isinstance(mode, cst.Name) and mode.value == "False" else False
+        return bool(isinstance(mode, cst.Name) and mode.value == "False")
     if name == "enable_grad":
         return True
     if name == "set_grad_enabled" and expr.args:
@@ -162,7 +162,7 @@ class Evaluator:
     def __init__(self, module_classes: set[str]):
         self.module_classes = module_classes
 
-    def lookup(self, fn: "Function", name: str) -> Value:
+    def lookup(self, fn: Function, name: str) -> Value:
         scope: Function | None = fn
         while scope is not None:
             val = scope.env.get(name)
@@ -175,7 +175,7 @@ class Evaluator:
             return Value(module=is_mod)
         return Value(deps=frozenset((name,)))
 
-    def value(self, expr: cst.BaseExpression, fn: "Function") -> Value:
+    def value(self, expr: cst.BaseExpression, fn: Function) -> Value:
         if isinstance(expr, cst.Name):
             if expr.value in ("None", "True", "False"):
                 return SAFE
@@ -220,7 +220,7 @@ class Evaluator:
             return self.value(expr.value, fn)
         return SAFE
 
-    def _attribute(self, expr: cst.Attribute, fn: "Function") -> Value:
+    def _attribute(self, expr: cst.Attribute, fn: Function) -> Value:
         attr = expr.attr.value
         if attr in SAFE_ATTRS:
             return SAFE
@@ -236,7 +236,7 @@ class Evaluator:
                          cls=cls.attr_types.get(attr) if cls else None)
         return Value(base.attached, base.tensor, model_like(attr) and not base.attached, base.deps)
 
-    def _call(self, call: cst.Call, fn: "Function") -> Value:
+    def _call(self, call: cst.Call, fn: Function) -> Value:
         name = callee(call)
         last = last_part(name) if name else (call.func.attr.value if isinstance(call.func, cst.Attribute) else "")
         grad = fn.grad_enabled
@@ -287,7 +287,7 @@ class Evaluator:
             return Value(attached=grad, tensor=True)
         return SAFE
 
-    def _is_model_callee(self, func: cst.BaseExpression, fn: "Function", last: str) -> bool:
+    def _is_model_callee(self, func: cst.BaseExpression, fn: Function, last: str) -> bool:
         if isinstance(func, cst.Name) and func.value == fn.instance:
             return True
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == fn.instance:

@@ -3,8 +3,9 @@ bindings, normalises stores, and hands each event to every enabled rule."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -31,7 +32,7 @@ WEAK_DATA = frozenset(
     {"chunks", "samples", "examples", "prompts", "data", "train", "val", "valid", "validation", "test", "eval",
      "iterator", "images", "texts", "records"}
 )
-MODULE_ITER_RE = re.compile(r"(layers|blocks|heads|stages|models|nets|modules|children|experts)$", re.I)
+MODULE_ITER_RE = re.compile(r"(layers|blocks|heads|stages|models|nets|modules|children|experts)$", re.IGNORECASE)
 NOT_DATA_CALLEES = frozenset({"range", "enumerate", "zip", "iter", "tqdm", "len", "reversed", "sorted", "list", "tuple"})
 
 
@@ -60,7 +61,7 @@ class FileFacts:
 
 
 class Walker:
-    def __init__(self, facts: FileFacts, rules: Sequence["Rule"]):
+    def __init__(self, facts: FileFacts, rules: Sequence[Rule]):
         self.facts = facts
         self.rules = rules
         self.evaluator = Evaluator(facts.module_classes)
@@ -300,22 +301,20 @@ class Walker:
         iter_names = _iter_identifiers(node.iter)
         loop = Loop(
             node,
-            fn.counter,
             data_iter=self._data_iter(node.iter, iter_names),
             targets=frozenset(ex.loaded_names(node.target)),
-            iter_paths=frozenset(p for p in (ex.dotted(ex.strip_items(node.iter)),) if p),
         )
         iter_val = self.value(node.iter)
         is_mod = iter_val.module or any(MODULE_ITER_RE.search(n) for n in iter_names)
         fn.loops.append(loop)
         for name in loop.targets:
             self.bind(name, None, node, Value(tensor=loop.data_iter, module=is_mod))
-        for rule in self.rules:
-            rule.enter_loop(loop, fn)
+        self._loop_body(loop, node)
+
+    def _loop_body(self, loop: Loop, node: cst.For | cst.While) -> None:
+        """Walk the body with ``loop`` on the stack (pushed by the caller), then the ``else``."""
         self.suite(node.body)
-        fn.loops.pop()
-        for rule in self.rules:
-            rule.leave_loop(loop, fn)
+        self.fn.loops.pop()
         if node.orelse is not None:
             self.suite(node.orelse.body)
 
@@ -336,16 +335,9 @@ class Walker:
         # and counts only when its body calls backward()/step().
         forever = (isinstance(node.test, cst.Name) and node.test.value == "True") or (
             isinstance(node.test, cst.Integer) and node.test.value != "0")
-        loop = Loop(node, fn.counter, data_iter=forever)
+        loop = Loop(node, data_iter=forever)
         fn.loops.append(loop)
-        for rule in self.rules:
-            rule.enter_loop(loop, fn)
-        self.suite(node.body)
-        fn.loops.pop()
-        for rule in self.rules:
-            rule.leave_loop(loop, fn)
-        if node.orelse is not None:
-            self.suite(node.orelse.body)
+        self._loop_body(loop, node)
 
     def with_stmt(self, node: cst.With) -> None:
         fn = self.fn

@@ -1,7 +1,7 @@
 """Output formats."""
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from ..findings import FileError, Finding
 from . import github, json_format, sarif, text

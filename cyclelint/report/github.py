@@ -1,7 +1,7 @@
 """GitHub Actions workflow commands: one ``::warning`` annotation per finding."""
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..findings import FileError, Finding
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import json
-from typing import Sequence
+from collections.abc import Sequence
 
 from .. import __version__
 from ..findings import FileError, Finding

@@ -90,9 +90,7 @@ class SelfCaptureRule(Rule):
                 last = ex.last_part(ex.callee(cur))
                 if last in KEEPERS or (last[:1].isupper() and not ex.is_weak_call(cur)):
                     stack.extend(a.value for a in reversed(cur.args))
-            elif isinstance(cur, (cst.Tuple, cst.List, cst.Set)):
-                stack.extend(e.value for e in reversed(cur.elements))
-            elif isinstance(cur, cst.Dict):
+            elif isinstance(cur, (cst.Tuple, cst.List, cst.Set, cst.Dict)):
                 stack.extend(e.value for e in reversed(cur.elements))
             elif isinstance(cur, cst.IfExp):
                 stack.extend((cur.orelse, cur.body))

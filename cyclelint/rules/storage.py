@@ -53,9 +53,7 @@ class StorageRule(Rule):
                     return "exception", "sys.exc_info()"
                 if last in FRAME_CALLS and name.split(".")[0] in ("inspect", "sys", last) and not _has_depth(cur):
                     return "frame", name + "()"
-            elif isinstance(cur, (cst.Tuple, cst.List, cst.Set)):
-                stack.extend(e.value for e in cur.elements)
-            elif isinstance(cur, cst.Dict):
+            elif isinstance(cur, (cst.Tuple, cst.List, cst.Set, cst.Dict)):
                 stack.extend(e.value for e in cur.elements)
             elif isinstance(cur, cst.Subscript) and ex.dotted(cur.value) and ex.dotted(cur.value).endswith("exc_info"):
                 return "exception", "sys.exc_info()"
