@@ -1,8 +1,7 @@
 """Findings, errors and the table of rule codes (the public contract)."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import asdict, dataclass
 
 
 @dataclass(frozen=True)
@@ -50,7 +49,6 @@ class Finding:
     end_column: int
     code: str
     message: str
-    fix: Any = field(default=None, compare=False, repr=False)
     confirmation: dict | None = None
 
     def sort_key(self) -> tuple:
@@ -58,7 +56,6 @@ class Finding:
 
     def to_dict(self) -> dict:
         data = asdict(self)
-        data.pop("fix")
         if self.confirmation is None:
             data.pop("confirmation")
         return data

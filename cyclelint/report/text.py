@@ -8,7 +8,7 @@ from ..findings import RULES, FileError, Finding
 
 
 def render(findings: Sequence[Finding], errors: Sequence[FileError]) -> str:
-    lines = [f"{f.path}:{f.line}:{f.column}: {f.code} {f.message}" + _confirmation(f) for f in findings]
+    lines = [f"{f.path}:{f.line}:{f.column}: {f.code} {f.message}" for f in findings]
     if findings or errors:
         files = len({f.path for f in findings})
         summary = (f"Found {_count(len(findings), 'finding')} in {_count(files, 'file')}" if findings
@@ -21,15 +21,6 @@ def render(findings: Sequence[Finding], errors: Sequence[FileError]) -> str:
 
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'s' * (n != 1)}"
-
-
-def _confirmation(f: Finding) -> str:
-    c = f.confirmation
-    if not c:
-        return ""
-    if c.get("status") == "confirmed":
-        return f"  [confirmed: {c.get('count', 0)} object(s), {c.get('bytes', 0)} bytes on {c.get('device', '?')}]"
-    return f"  [{c.get('status')}]"
 
 
 def statistics(findings: Sequence[Finding]) -> str:
