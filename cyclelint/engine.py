@@ -8,13 +8,10 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-import libcst as cst
-
-from .analysis.walker import FileFacts, Walker
+from .classtable import class_summaries
 from .findings import Finding
 from .noqa import SKIP_FILE, noqa_codes, suppressed
-from .rules import ALL_RULES
-from .rules.links import ctor_message
+from .prefilter import may_have_findings
 
 
 @dataclass
@@ -53,12 +50,26 @@ class FileResult:
     ctors: list[PendingCtor] = field(default_factory=list)
 
 
-def lint_source(source: bytes | str, path: str, enabled: frozenset[str], apply_noqa: bool = True) -> FileResult:
-    """Lint one file's contents. Never raises for bad input: it becomes ``error``."""
+def lint_source(source: bytes | str, path: str, enabled: frozenset[str], apply_noqa: bool = True,
+                prefilter: bool = True) -> FileResult:
+    """Lint one file's contents. Never raises for bad input: it becomes ``error``.
+
+    A file that CPython parses and in which no enabled rule can match is answered from
+    the ``ast`` pre-filter; only the others pay for libcst (which is imported only then)."""
     result = FileResult(path)
     raw = source.encode("utf-8", "surrogateescape") if isinstance(source, str) else source
     if SKIP_FILE in raw:
         return result
+    if prefilter:
+        try:
+            tree = ast.parse(raw)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            tree = None  # libcst gives the error its say below
+        if tree is not None and not may_have_findings(tree, enabled, raw):
+            result.classes = {name: ClassSummary(**c) for name, c in class_summaries(tree).items()}
+            return result
+    import libcst as cst
+
     try:
         module = cst.parse_module(source)
         _analyse(module, path, enabled, result, apply_noqa)
@@ -71,7 +82,7 @@ def lint_source(source: bytes | str, path: str, enabled: frozenset[str], apply_n
     return result
 
 
-def _syntax_message(exc: cst.ParserSyntaxError, source: bytes | str) -> str:
+def _syntax_message(exc, source: bytes | str) -> str:
     """Python's own parser places the error better than libcst's; ask it only on this failure path."""
     try:
         ast.parse(source)
@@ -85,8 +96,11 @@ def _syntax_message(exc: cst.ParserSyntaxError, source: bytes | str) -> str:
     return f"syntax error at line {exc.raw_line}, column {exc.raw_column + 1}: {exc.message.strip()}"
 
 
-def _analyse(module: cst.Module, path: str, enabled: frozenset[str], result: FileResult, apply_noqa: bool) -> None:
-    reports: list[tuple[cst.CSTNode, str, str]] = []
+def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, apply_noqa: bool) -> None:
+    from .analysis.walker import FileFacts, Walker
+    from .rules import ALL_RULES
+
+    reports: list[tuple[object, str, str]] = []
     facts = FileFacts(path)
     rules = [rule(lambda n, c, m: reports.append((n, c, m)), enabled) for rule in ALL_RULES if set(rule.codes) & enabled]
     Walker(facts, rules).run(module)
@@ -166,7 +180,12 @@ def resolve_project(results: Iterable[FileResult]) -> None:
     for res in results:
         for name, summary in res.classes.items():
             project.setdefault(name, []).append(summary)
-    for res in results:
+    pending = [res for res in results if res.ctors]
+    if not pending:
+        return
+    from .rules.links import ctor_message
+
+    for res in pending:
         for call in res.ctors:
             local = res.classes.get(call.cls_name)
             candidates = [local] if local else project.get(call.cls_name, [])

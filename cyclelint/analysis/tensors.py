@@ -8,12 +8,12 @@ indexing and packing into tuples or dicts do not.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from ..vocabulary import FORWARD_METHODS, loss_like, model_like
 from .exprs import callee, dotted, last_part
 
 if TYPE_CHECKING:
@@ -39,54 +39,6 @@ class Value:
 
 SAFE = Value()
 
-MODEL_NOUNS = frozenset(
-    {"model", "models", "net", "network", "module", "encoder", "decoder", "backbone", "head", "heads", "policy",
-     "actor", "critic", "generator", "discriminator", "classifier", "predictor", "transformer", "teacher",
-     "student", "unet", "vae", "forward", "lm", "resnet", "convnet", "mlp"}
-)
-LOSS_NOUNS = frozenset({"loss", "losses", "criterion", "crit", "nll", "mse", "kl", "div", "entropy"})
-# A name starting with a verb is a function that builds or fetches (get_model), not a model.
-VERBS = frozenset(
-    {"get", "build", "make", "create", "load", "setup", "init", "wrap", "unwrap", "prepare", "configure", "save",
-     "to", "from", "find", "is", "has", "register", "freeze", "unfreeze", "copy", "convert", "compile", "resolve",
-     "apply", "update", "set", "reset", "check", "validate", "log", "print", "dump", "parse", "move", "patch",
-     "enable", "disable", "export", "import", "replace", "instantiate", "download", "push", "sync"}
-)
-# ...and one ending in one of these names a thing about the model (model_config), not the model.
-NOT_CALLED = frozenset(
-    {"checkpoint", "config", "cfg", "name", "names", "path", "dir", "type", "kwargs", "args", "id", "ids", "key",
-     "keys", "class", "cls", "summary", "registry", "state", "dict", "list", "info", "size", "card", "file",
-     "hub", "url", "scale", "scaler", "weight", "weights", "meter", "tracker", "history", "logger", "version",
-     "fn_name", "params", "parameters", "hook", "hooks", "wrapper", "factory", "builder", "cache"}
-)
-_TOKEN_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
-
-
-def name_tokens(name: str) -> list[str]:
-    """``["ddp", "model"]`` for ``_ddp_model``, ``["model", "checkpoint"]`` for ``ModelCheckpoint``."""
-    return [t.lower() for t in _TOKEN_RE.findall(name)]
-
-
-def _named_like(name: str, nouns: frozenset[str]) -> bool:
-    tokens = name_tokens(name)
-    if not tokens or tokens[0] in VERBS or tokens[-1] in NOT_CALLED:
-        return False
-    return any(t in nouns for t in tokens)
-
-
-def model_like(name: str) -> bool:
-    """A callable named like a model or module: ``model``, ``self.net``, ``teacher_model``."""
-    return _named_like(name, MODEL_NOUNS)
-
-
-def loss_like(name: str) -> bool:
-    """A callable named like a loss: ``criterion``, ``loss_fn``, ``compute_loss``, ``F.cross_entropy``."""
-    tokens = name_tokens(name)
-    if tokens[:1] in (["compute"], ["calc"], ["calculate"], ["get"]):
-        tokens = tokens[1:]
-    return bool(tokens) and tokens[-1] not in NOT_CALLED and any(t in LOSS_NOUNS for t in tokens)
-
-
 # Results that never carry autograd history (integer, boolean or Python values).
 SAFE_METHODS = frozenset(
     {
@@ -101,11 +53,6 @@ SAFE_METHODS = frozenset(
 )
 SAFE_ATTRS = frozenset(
     {"shape", "dtype", "device", "ndim", "requires_grad", "is_cuda", "is_leaf", "grad_fn", "layout", "names"}
-)
-# Methods of a model that run (part of) its forward pass.
-FORWARD_METHODS = frozenset(
-    {"forward", "encode", "decode", "embed", "predict", "extract_features", "forward_features", "forward_head",
-     "compute_loss", "training_step", "validation_step", "shared_step", "loss", "score"}
 )
 MODULE_PASSTHROUGH = frozenset({"to", "cuda", "cpu", "train", "eval", "half", "float", "double", "requires_grad_"})
 SAFE_CALLS = frozenset(
@@ -126,7 +73,6 @@ TORCH_UNATTACHED = frozenset(
         "count_nonzero", "nonzero", "unique", "bincount", "histc", "sign",
     }
 )
-CONCAT_FUNCS = frozenset({"cat", "concat", "concatenate", "stack", "vstack", "hstack", "dstack", "column_stack", "row_stack"})
 NO_GRAD_CONTEXTS = frozenset({"no_grad", "inference_mode"})
 
 

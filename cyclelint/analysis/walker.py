@@ -2,38 +2,29 @@
 bindings, normalises stores, and hands each event to every enabled rule."""
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from ..vocabulary import (
+    CLEAR_METHODS,
+    MODULE_ITER_RE,
+    NOT_DATA_CALLEES,
+    STEP_METHODS,
+    STORE_METHODS,
+    STRONG_DATA,
+    WEAK_DATA,
+    name_tokens,
+)
 from . import exprs as ex
 from .scopes import Binding, ClassInfo, Function, Loop
-from .tensors import NO_GRAD_CONTEXTS, SAFE, Evaluator, Value, grad_context, name_tokens
+from .tensors import NO_GRAD_CONTEXTS, SAFE, Evaluator, Value, grad_context
 
 if TYPE_CHECKING:
     from ..rules.base import Rule
 
-STORE_METHODS = {
-    "append": 0, "add": 0, "appendleft": 0, "extend": 0, "extendleft": 0, "update": 0,
-    "insert": 1, "setdefault": 1, "__setitem__": 1, "add_module": 1, "register_module": 1, "put": 0,
-}
-CLEAR_METHODS = frozenset({"clear", "pop", "popleft", "popitem", "remove", "discard"})
-STEP_METHODS = frozenset({"backward", "manual_backward", "step", "zero_grad"})
-# Identifiers in a loop's iterable that make each iteration a step over data. Weak ones
-# (chunks, samples) also name forward-pass sub-steps, so they do not count inside nn.Module methods.
-STRONG_DATA = frozenset(
-    {"loader", "loaders", "dataloader", "dataloaders", "dataset", "datasets", "batches", "minibatches",
-     "epoch", "epochs", "episodes", "requests", "queue", "stream"}
-)
-WEAK_DATA = frozenset(
-    {"chunks", "samples", "examples", "prompts", "data", "train", "val", "valid", "validation", "test", "eval",
-     "iterator", "images", "texts", "records"}
-)
-MODULE_ITER_RE = re.compile(r"(layers|blocks|heads|stages|models|nets|modules|children|experts)$", re.IGNORECASE)
-NOT_DATA_CALLEES = frozenset({"range", "enumerate", "zip", "iter", "tqdm", "len", "reversed", "sorted", "list", "tuple"})
 
 
 @dataclass

@@ -14,7 +14,8 @@ import libcst as cst
 
 from ..analysis import exprs as ex
 from ..analysis.scopes import Function, Loop
-from ..analysis.tensors import CONCAT_FUNCS, Value
+from ..analysis.tensors import Value
+from ..vocabulary import APPENDS, CONCAT_FUNCS, INPLACE
 from .base import Rule
 
 MESSAGES = {
@@ -29,8 +30,6 @@ MESSAGES = {
     "CYC305": "{acc} grows with graph-attached values on every call: the instance keeps the autograd graph of "
     "every call alive; update it from {val}.detach() or under torch.no_grad()",
 }
-APPENDS = frozenset({"append", "extend", "insert", "add", "appendleft", "extendleft"})
-INPLACE = frozenset({"add_", "sub_", "mul_", "div_", "addcmul_", "addcdiv_", "lerp_"})
 AUG_OPS = (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.DivideAssign)
 FORWARD_HOOKS = {"register_forward_hook": 3, "register_forward_pre_hook": 2}
 

@@ -13,7 +13,8 @@ import libcst as cst
 
 from ..analysis import exprs as ex
 from ..analysis.scopes import Function
-from ..analysis.walker import CLEAR_METHODS, held_paths
+from ..analysis.walker import held_paths
+from ..vocabulary import CLEAR_METHODS
 from .base import Rule
 
 MSG_MUTUAL = ("{a} and {b} now point at each other: the pair (and every tensor it holds) is freed only by the "

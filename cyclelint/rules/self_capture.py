@@ -5,14 +5,14 @@ closure cell, ``__self__`` or default -> object.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import libcst as cst
 
 from ..analysis import exprs as ex
 from ..analysis.scopes import ClassInfo, Function
-from ..analysis.walker import STORE_METHODS, held_names
+from ..analysis.walker import held_names
+from ..vocabulary import CLASS_NAMES, HOOK_RE, KEEPERS, PARTIALS, STORE_METHODS
 from .base import Rule
 
 MESSAGES = {
@@ -25,10 +25,6 @@ MESSAGES = {
     "CYC104": "hook registered on {where} captures {obj}: the hooked object keeps {obj} and its tensors alive; "
     "keep the handle and .remove() it, or capture a weakref",
 }
-HOOK_RE = re.compile(r"^register_\w*hook$")
-KEEPERS = frozenset({"defaultdict", "Thread", "Timer", "property", "partialmethod"})
-PARTIALS = frozenset({"partial", "MethodType", "partialmethod"})
-CLASS_NAMES = frozenset({"cls", "klass", "mcs", "metacls", "mcls"})
 
 
 @dataclass

@@ -7,6 +7,7 @@ import libcst as cst
 from ..analysis import exprs as ex
 from ..analysis.scopes import Function
 from ..analysis.walker import held_paths
+from ..vocabulary import CACHES, EXC_SUFFIXES, FRAME_CALLS
 from .base import Rule
 
 MSG_EXC = ("{what} kept in {where}: its traceback holds this frame and every local in it (tensors included) in a "
@@ -23,9 +24,6 @@ MSG_REGISTRY = ("{obj} registers itself in {where}, which lives as long as the p
                 "by the collector; use weakref.WeakSet/WeakValueDictionary or unregister it")
 MSG_CLASS = ("class {name} is created anew on every call of {fn}: a class always sits in a cycle and keeps what its "
              "methods close over until the collector runs; define it at module level")
-CACHES = frozenset({"lru_cache", "cache"})
-FRAME_CALLS = frozenset({"currentframe", "_getframe", "stack", "trace"})
-EXC_SUFFIXES = ("Error", "Exception", "Warning", "Exit", "Interrupt")
 
 
 class StorageRule(Rule):

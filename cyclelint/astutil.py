@@ -1,0 +1,128 @@
+"""Small helpers over CPython's ``ast`` shared by the pre-filter and its class table."""
+from __future__ import annotations
+
+import ast
+
+from .vocabulary import STORE_METHODS
+
+APPENDS = frozenset(STORE_METHODS)
+
+_SKIP_FIELDS = frozenset({"ctx", "op", "ops", "type_comment", "kind", "conversion", "format_spec"})
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def walk(node: ast.AST):
+    """``ast.walk`` without the context, operator and annotation-comment leaves (a third of all nodes)."""
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        yield cur
+        cls = type(cur)
+        fields = _CHILD_FIELDS.get(cls)
+        if fields is None:
+            fields = _CHILD_FIELDS[cls] = tuple(f for f in cls._fields if f not in _SKIP_FIELDS)
+        for name in fields:
+            value = getattr(cur, name, None)
+            if isinstance(value, ast.AST):
+                stack.append(value)
+            elif isinstance(value, list):
+                stack.extend(v for v in value if isinstance(v, ast.AST))
+
+
+def dotted(node: ast.AST) -> str | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def strip_items(node: ast.AST) -> ast.AST:
+    while True:
+        if isinstance(node, ast.Subscript):
+            node = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("setdefault", "get"):
+            node = node.func.value
+        else:
+            return node
+
+
+def held_paths(value: ast.AST) -> list[str]:
+    out, stack = [], [value]
+    while stack:
+        cur = stack.pop()
+        path = dotted(cur)
+        if path is not None:
+            out.append(path)
+        elif isinstance(cur, (ast.Tuple, ast.List, ast.Set)):
+            stack.extend(cur.elts)
+        elif isinstance(cur, ast.Dict):
+            stack.extend(v for v in cur.values if v is not None)
+            stack.extend(k for k in cur.keys if k is not None)
+        elif isinstance(cur, ast.IfExp):
+            stack.extend((cur.body, cur.orelse))
+        elif isinstance(cur, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+            stack.append(cur.elt)
+        elif isinstance(cur, ast.DictComp) or isinstance(cur, ast.Starred):
+            stack.append(cur.value)
+    return out
+
+
+def last(node: ast.AST) -> str:
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def stores(node: ast.AST, calls: list[ast.Call]):
+    """(owner path, value, slot) for each store a simple statement (with these calls) makes."""
+    if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value is not None:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for t in targets:
+            subs = t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t]
+            values = node.value.elts if (isinstance(node.value, (ast.Tuple, ast.List)) and len(node.value.elts) == len(subs)
+                                         and len(subs) > 1) else [node.value] * len(subs)
+            for sub, value in zip(subs, values):
+                if isinstance(sub, ast.Attribute):
+                    yield dotted(sub.value), value, sub.attr
+                elif isinstance(sub, ast.Subscript):
+                    yield dotted(strip_items(sub)), value, None
+    for call in calls:
+        if isinstance(call.func, ast.Attribute) and call.func.attr in APPENDS and call.args:
+            for arg in call.args:
+                yield dotted(strip_items(call.func.value)), arg, None
+        elif last(call.func) == "setattr" and len(call.args) >= 3:
+            slot = call.args[1].value if isinstance(call.args[1], ast.Constant) else None
+            yield dotted(call.args[0]), call.args[2], slot if isinstance(slot, str) else None
+
+
+def attribute_stores(stmt):
+    """(owner, value) of ``o.attr = value`` (tuple targets paired) and ``setattr(o, "attr", value)``."""
+    if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and stmt.value is not None:
+        for owner, value, slot in stores(ast.Assign(targets=stmt.targets if isinstance(stmt, ast.Assign)
+                                                     else [stmt.target], value=stmt.value), []):
+            if slot is not None:
+                yield owner, value
+    elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and last(stmt.value.func) == "setattr":
+        args = stmt.value.args
+        if len(args) >= 3 and isinstance(args[1], ast.Constant) and isinstance(args[1].value, str):
+            yield dotted(args[0]), args[2]
+
+
+def statements(body, into_defs: bool = True):
+    """Every statement under ``body`` in source order; ``into_defs=False`` stays out of nested
+    functions and classes."""
+    stack = list(reversed(body))
+    while stack:
+        node = stack.pop()
+        if not into_defs and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        yield node
+        inner = [n for field in ("body", "orelse", "finalbody") for n in getattr(node, field, []) or []
+                 if isinstance(n, ast.stmt)]
+        inner += [n for h in getattr(node, "handlers", []) for n in h.body]
+        inner += [n for c in getattr(node, "cases", []) for n in c.body]
+        stack.extend(reversed(inner))

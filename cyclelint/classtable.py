@@ -1,0 +1,43 @@
+"""The class table entries of a file read off ``ast`` (for files the pre-filter answers alone):
+the same ``engine.ClassSummary`` fields the full analysis records."""
+from __future__ import annotations
+
+import ast
+
+from .astutil import attribute_stores, dotted, held_paths, statements
+from .vocabulary import name_tokens
+
+
+def is_module_class(bases: list[str], module_classes: set[str]) -> bool:
+    """As Walker.klass: nn.*, a module class of this file, or a base named like ...Module / ...Model."""
+    return any(b and (b.startswith(("nn.", "torch.nn.")) or b.rsplit(".", 1)[-1] in module_classes
+                      or name_tokens(b.rsplit(".", 1)[-1])[-1:] in (["module"], ["model"])) for b in bases)
+
+
+def class_summaries(tree: ast.Module) -> dict:
+    """Per class: the ``__init__`` parameters and which of them ``__init__`` stores on ``self``."""
+    out: dict[str, dict] = {}
+    module_classes: set[str] = set()
+    for node in statements(tree.body):
+        if not isinstance(node, ast.ClassDef):
+            continue
+        bases = [dotted(b) or "" for b in node.bases]
+        is_module = is_module_class(bases, module_classes)
+        if is_module:
+            module_classes.add(node.name)
+        init = next((f for f in node.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                     and f.name == "__init__"), None)
+        params, kept = [], set()
+        if init is not None:
+            a = init.args
+            names = [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs] + [
+                p.arg for p in (a.vararg, a.kwarg) if p is not None]
+            params = names[1:]
+            this = names[0] if names else None
+            for stmt in statements(init.body, into_defs=False):
+                for owner, value in attribute_stores(stmt):
+                    if owner == this:
+                        kept |= {p for p in held_paths(value) if "." not in p} & set(params)
+        out[node.name] = {"params": params, "kept": sorted(kept), "bases": bases, "is_module": is_module,
+                          "has_init": init is not None}
+    return out

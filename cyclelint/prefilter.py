@@ -1,0 +1,478 @@
+"""A cheap ``ast`` pass that decides whether a file can hold any finding at all.
+
+libcst parses about 10x slower than CPython's own parser, and most files of a
+large tree hold nothing any rule reports. For each enabled family this module
+checks a *necessary* condition of its rules (a stored lambda or closure, a store of
+``self``, an accumulation inside a loop over data, ...); only files that meet one
+go on to the full libcst analysis. Files skipped here still describe their classes
+(classtable.py), which the project-wide CYC202 resolution needs. Tests keep this
+filter conservative: findings are the same with and without it.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable
+
+from .astutil import APPENDS, dotted, held_paths, last, statements, stores, strip_items, walk
+from .classtable import is_module_class
+from .vocabulary import APPENDS as ACCUMULATES
+from .vocabulary import (
+    CACHES,
+    CONCAT_FUNCS,
+    EXC_SUFFIXES,
+    FORWARD_METHODS,
+    FRAME_CALLS,
+    HOOK_RE,
+    INPLACE,
+    KEEPERS,
+    NOT_DATA_CALLEES,
+    PARTIALS,
+    STEP_METHODS,
+    STORE_METHODS,
+    STRONG_DATA,
+    WEAK_DATA,
+    loss_like,
+    model_like,
+    name_tokens,
+)
+
+KEPT_CALLS = FRAME_CALLS | {"exc_info"}
+
+
+class _Scan:
+    """One walk over the statements with just enough context (the method's instance,
+    nesting, loops); expressions are looked at once, per statement."""
+
+    def __init__(self, codes: set[str]):
+        self.codes = codes
+        self.fam = {c[:4] for c in codes}
+        self.found = False
+        self.reason = ""  # why the file goes on to the full analysis (for tuning and tests)
+        self.in_module = False  # inside a method of an nn.Module subclass
+        self.module_classes: set[str] = set()
+        self.loop_stack: list[bool] = []  # enclosing loops of the current function: over data or not
+        self.fn_step = False  # the current function calls backward()/step()/zero_grad()
+        self.fn_accumulates = False  # ...and accumulates inside one of its loops
+        self.evidence: bool | tuple = True  # the current method could see graph-attached values (CYC305)
+        self.source = b""  # the file's bytes: ``.name(`` is looked up there, at C speed
+        self.links: list[tuple[str, str]] = []  # (owner, value) of the current function's stores
+        self.aliases: set[str] = set()  # locals bound to bound methods, wrappers or Cls(self)
+        self.exc_locals: set[str] = set()  # locals bound to a new exception
+
+    def accumulate(self) -> None:
+        """An accumulation statement: inside a loop over data it may be CYC3; inside another
+        loop only if the function also steps (judged at its end)."""
+        if any(self.loop_stack) and "CYC3" in self.fam:
+            self.hit("CYC3: accumulation in a loop over data")
+        elif self.loop_stack:
+            self.fn_accumulates = True
+
+    def end_of_function(self) -> None:
+        if not self.found and "CYC2" in self.fam and _pairs(self.links):
+            self.hit("CYC201: two stores pointing at each other")
+        if not self.found and "CYC3" in self.fam and self.fn_step and self.fn_accumulates:
+            self.hit("CYC3: accumulation in a loop of a function that steps")
+
+    def has_evidence(self) -> bool:
+        if isinstance(self.evidence, tuple):
+            self.evidence = self.may_see_graphs(*self.evidence)
+        return bool(self.evidence)
+
+    def state_growth(self, reason: str) -> None:
+        if "CYC3" in self.fam and self.has_evidence():
+            self.hit(reason)
+
+    def hit(self, reason: str) -> None:
+        self.found, self.reason = True, reason
+
+    def run(self, tree: ast.Module) -> bool:
+        self.tree = tree
+        self.methods = _regular_methods(tree)
+        self.body(tree.body, instance=None, depth=0, loops=0, in_class=False)
+        self.end_of_function()
+        return self.found
+
+    def body(self, stmts, instance, depth, loops, in_class):
+        for stmt in stmts:
+            if self.found:
+                return
+            self.stmt(stmt, instance, depth, loops, in_class)
+
+    def stmt(self, node, instance, depth, loops, in_class):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self.function(node, instance, depth, in_class)
+        elif isinstance(node, ast.ClassDef):
+            if depth and "CYC405" in self.codes:
+                self.hit("CYC405: class in a function")
+                return
+            for expr in node.decorator_list + node.bases:
+                self.expr(expr, instance, loops)
+            bases = [dotted(b) or "" for b in node.bases]
+            saved_module, self.in_module = self.in_module, is_module_class(bases, self.module_classes)
+            if self.in_module:
+                self.module_classes.add(node.name)
+            self.body(node.body, None, depth, 0, True)
+            self.in_module = saved_module
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            if isinstance(node, ast.While):
+                over_data = isinstance(node.test, ast.Constant) and bool(node.test.value)
+                self.expr(node.test, instance, loops)
+            else:
+                names = _iter_names(node.iter)
+                tokens = {t for n in names for t in name_tokens(n)}
+                # as Walker._data_iter: range(...) counts only with strong names, weak ones not in modules
+                over_data = bool(tokens & STRONG_DATA) or (
+                    not (isinstance(node.iter, ast.Call) and _is_name(node.iter.func, "range"))
+                    and not self.in_module and bool(tokens & WEAK_DATA))
+                if "CYC2" in self.fam and any(n in ("modules", "named_modules") for n in names):
+                    self.hit("CYC203: loop over modules()")
+                    return
+                self.expr(node.iter, instance, loops)
+            self.loop_stack.append(over_data)
+            self.body(node.body, instance, depth, loops + 1, False)
+            self.loop_stack.pop()
+            self.body(node.orelse, instance, depth, loops, False)
+        elif isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            self.body(node.body, instance, depth, loops, False)
+            for h in node.handlers:
+                if h.name and "CYC4" in self.fam and _keeps_name(h.body, h.name):
+                    self.hit("CYC401: except-as name kept")
+                    return
+                if h.type is not None:
+                    self.expr(h.type, instance, loops)
+                self.body(h.body, instance, depth, loops, False)
+            self.body(node.orelse, instance, depth, loops, False)
+            self.body(node.finalbody, instance, depth, loops, False)
+        elif isinstance(node, (ast.If, ast.With, ast.AsyncWith, ast.Match)):
+            header = {ast.If: lambda n: [n.test], ast.Match: lambda n: [n.subject]}.get(
+                type(node), lambda n: [i.context_expr for i in n.items])(node)
+            for expr in header:
+                self.expr(expr, instance, loops)
+            if isinstance(node, ast.Match):
+                for case in node.cases:
+                    self.body(case.body, instance, depth, loops, False)
+            else:
+                self.body(node.body, instance, depth, loops, False)
+                self.body(getattr(node, "orelse", []), instance, depth, loops, False)
+        else:
+            self.simple(node, instance, loops)
+
+    def function(self, node, instance, depth, in_class):
+        if depth:
+            if "CYC4" in self.fam and any(isinstance(n, ast.Name) and n.id == node.name
+                                          for stmt in node.body for n in walk(stmt)):
+                self.hit("CYC403: recursive closure")
+                return
+            self.aliases.add(node.name)  # a closure: a finding only where it is stored or registered
+        decos = {last(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list}
+        if in_class and decos & CACHES and "CYC4" in self.fam:
+            self.hit("CYC402: cache decorator in a class")
+            return
+        for d in node.decorator_list:
+            self.expr(d, instance, 0)
+        params = node.args.posonlyargs + node.args.args
+        if in_class:
+            instance = params[0].arg if params and not decos & {"staticmethod", "classmethod"} else None
+        saved = (self.links, self.aliases, self.exc_locals, self.loop_stack, self.fn_step, self.fn_accumulates,
+                 self.evidence)
+        self.links, self.aliases, self.exc_locals, self.loop_stack = [], set(), set(), []
+        self.fn_step = self.fn_accumulates = False
+        if in_class:
+            self.evidence = (node, instance)  # judged lazily: most methods never need it
+        self.body(node.body, instance, depth + 1, 0, False)
+        self.end_of_function()
+        (self.links, self.aliases, self.exc_locals, self.loop_stack, self.fn_step, self.fn_accumulates,
+         self.evidence) = saved
+
+    def may_see_graphs(self, node, instance) -> bool:
+        """Evidence CYC305 can use: ``forward``, a method other objects call (``meter.update(loss)``),
+        or a call in its body that may return a graph-attached tensor."""
+        if node.name in FORWARD_METHODS:
+            return True
+        if not self.source or re.search(rb"\.%s\s*\(" % re.escape(node.name.encode()), self.source):
+            return True  # called on some object (meter.update(loss)): the caller may pass a graph
+        for n in walk(node):
+            if isinstance(n, ast.Call):
+                name = last(n.func)
+                if (isinstance(n.func, ast.Call) or model_like(name) or loss_like(name) or name in FORWARD_METHODS
+                        or _is_name(n.func, instance)
+                        or (_is_attr_of(n.func, instance) and name not in self.methods)):
+                    return True
+        return False
+
+    def simple(self, node, instance, loops):
+        fam = self.fam
+        if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Name) and node.exc.id in self.exc_locals:
+            if "CYC4" in fam:
+                self.hit("CYC401: raise of a local exception")
+            return
+        value = getattr(node, "value", None) if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) else None
+        if value is not None:
+            calls, words = self.expr(value, instance, loops)
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                if not self.found:
+                    calls += self.expr(t, instance, loops)[0]
+        else:
+            calls, words = self.expr(node, instance, loops)
+        if self.found:
+            return
+        if isinstance(node, ast.AugAssign):
+            self.accumulate()
+            if instance and _may_carry_graph(node.value) and (dotted(strip_items(node.target)) or "").split(".")[0] == instance:
+                self.state_growth("CYC305: augmented self attribute")
+                if self.found:
+                    return
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            reason = self.assign(node, instance, loops, words)
+            if reason:
+                self.hit(reason)
+                return
+        for owner, stored, slot in stores(node, calls):
+            reason = self.store(owner, stored, slot, instance)
+            if reason:
+                self.hit(reason)
+                return
+
+    def assign(self, node, instance, loops, value_words: set[str]) -> str | None:
+        fam = self.fam
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        names = {d for t in targets if (d := dotted(t))}
+        mentioned = {n for n in names if n.rsplit(".", 1)[-1] in value_words and _mentions(node.value, n)}
+        if mentioned:  # acc = acc + x, self.ema = b * self.ema + ...
+            self.accumulate()
+            if instance and "CYC3" in fam and self.has_evidence() and any(
+                    n.split(".")[0] == instance and _grows(node.value, n) for n in mentioned):
+                return "CYC305: self attribute recurrence"
+        subscripts = [t for t in targets if isinstance(t, ast.Subscript)]
+        if subscripts:
+            self.accumulate()
+        if instance and "CYC3" in fam and self.has_evidence() and _may_carry_graph(node.value) and any(
+                (dotted(strip_items(t)) or "").split(".")[0] == instance and _variable_key(t) for t in subscripts):
+            return "CYC305: store into a self container"
+        for t in targets:
+            if isinstance(t, ast.Name):
+                if instance and (self.captures(node.value, instance, None, instance) or _ctor_with(node.value, instance)):
+                    self.aliases.add(t.id)  # fn = self._impl; head = Head(self)
+                if isinstance(node.value, ast.Lambda):
+                    self.aliases.add(t.id)  # cb = lambda: self.f(); self.cb = cb
+                if isinstance(node.value, ast.Call) and last(node.value.func).endswith(EXC_SUFFIXES):
+                    self.exc_locals.add(t.id)
+        return None
+
+    def store(self, owner, value, slot, instance) -> str | None:
+        fam = self.fam
+        if not owner:
+            return None
+        paths = held_paths(value)
+        for p in paths:
+            if "CYC2" in fam and (owner == p or owner.startswith(p + ".")):
+                return "self.me = self, self.child.parent = self"
+            self.links.append((owner, p))
+        if instance and instance in paths and fam & {"CYC2", "CYC4"}:
+            return "other.partner = self, Registry.instances.append(self)"
+        if fam & {"CYC1", "CYC2"} and any(p in self.aliases for p in paths):
+            return "CYC1/CYC202: alias stored"
+        if "CYC1" in fam and self.captures(value, owner.split(".")[0], slot, instance):
+            return "CYC1: capturing value stored"
+        if instance and "CYC2" in fam and owner.split(".")[0] == instance and _ctor_with(value, instance):
+            return "CYC202: Cls(self) kept by the instance"
+        if "CYC4" in fam and any(p.endswith("__traceback__") for p in paths):
+            return "CYC401: traceback stored"
+        return None
+
+    def captures(self, value, root, slot, instance) -> bool:
+        """The necessary part of CYC1's capture analysis (self_capture.SelfCaptureRule.captures)."""
+        stack = [value]
+        while stack:
+            cur = stack.pop()
+            if isinstance(cur, ast.Lambda):
+                return True
+            if isinstance(cur, ast.Name):
+                if cur.id in self.aliases:
+                    return True
+            elif isinstance(cur, ast.Attribute):
+                if root == instance and _is_attr_of(cur, root) and cur.attr in self.methods:
+                    return True  # self.fn = self._impl
+            elif isinstance(cur, ast.Call):
+                name = last(cur.func)
+                args = cur.args + [k.value for k in cur.keywords]
+                if name in PARTIALS:
+                    if any((isinstance(a, ast.Name) and a.id == root) or _is_attr_of(a, root) for a in args):
+                        return True  # partial(f, self), MethodType(f, m), partial(w, module.forward)
+                    stack.extend(args)
+                elif name in KEEPERS or name[:1].isupper():
+                    stack.extend(args)
+                elif slot is not None and any(_is_attr_of(a, root) and a.attr == slot for a in args):
+                    if any(isinstance(a, ast.Name) and a.id == root for a in args) or (
+                            root == instance and slot in self.methods):
+                        return True  # opt.step = with_counter(opt.step, opt); self.f = compile(self.f)
+            elif isinstance(cur, (ast.Tuple, ast.List, ast.Set)):
+                stack.extend(cur.elts)
+            elif isinstance(cur, ast.Dict):
+                stack.extend(v for v in cur.values if v is not None)
+            elif isinstance(cur, ast.IfExp):
+                stack.extend((cur.body, cur.orelse))
+        return False
+
+    def expr(self, node, instance, loops) -> tuple[list[ast.Call], set[str]]:
+        """Checks the calls (and tracebacks) of one statement, header or value in a single walk;
+        returns its calls and the identifiers and attribute names it reads."""
+        fam = self.fam
+        calls: list[ast.Call] = []
+        words: set[str] = set()
+        for sub in walk(node):
+            if isinstance(sub, ast.Name):
+                words.add(sub.id)
+            elif isinstance(sub, ast.Call):
+                calls.append(sub)
+                name = last(sub.func)
+                if name in STEP_METHODS or name == "grad":
+                    self.fn_step = True
+                if "CYC1" in fam and HOOK_RE.match(name):
+                    self.hit("CYC104: register_*hook")
+                    return calls, words
+                if "CYC4" in fam and name in KEPT_CALLS:
+                    root = (dotted(sub.func) or "").split(".")[0]
+                    if root in ("inspect", "sys") or (root == name and not sub.args):
+                        self.hit("CYC401: exc_info/frame call")
+                        return calls, words
+                if isinstance(sub.func, ast.Attribute) and (name in ACCUMULATES or name in INPLACE):
+                    if name in ACCUMULATES and len(sub.args) != STORE_METHODS[name] + 1:
+                        continue  # ops.add(a, b) is no container
+                    self.accumulate()
+                    if self.found:
+                        return calls, words
+                    base = sub.func.value
+                    while isinstance(base, ast.Call) and isinstance(base.func, ast.Attribute):
+                        base = base.func.value
+                    grown = sub.args[-1] if name in INPLACE else sub.args[STORE_METHODS[name]]
+                    if instance and _may_carry_graph(grown) and (dotted(strip_items(base)) or "").split(".")[0] == instance:
+                        self.state_growth("CYC305: self container append / in-place")
+                        if self.found:
+                            return calls, words
+            elif isinstance(sub, ast.Attribute):
+                words.add(sub.attr)
+                if sub.attr == "__traceback__" and "CYC4" in fam:
+                    self.hit("CYC401: __traceback__")
+                    return calls, words
+        return calls, words
+
+
+def _mentions(value: ast.AST, path: str) -> bool:
+    return any(isinstance(n, (ast.Name, ast.Attribute)) and dotted(n) == path for n in walk(value))
+
+
+def _may_carry_graph(value: ast.AST) -> bool:
+    """False for values the evaluator never finds attached: constants and ``Cls(...)`` instances."""
+    if isinstance(value, (ast.Constant, ast.Lambda, ast.JoinedStr)):
+        return False
+    return not (isinstance(value, ast.Call) and last(value.func)[:1].isupper())
+
+
+def _iter_names(expr: ast.AST) -> list[str]:
+    """As walker._iter_identifiers: identifiers of a loop's iterable, minus method names and wrappers."""
+    out, stack = [], [expr]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, ast.Name):
+            if cur.id not in NOT_DATA_CALLEES:
+                out.append(cur.id)
+        elif isinstance(cur, ast.Attribute):
+            out.append(cur.attr)
+            stack.append(cur.value)
+        elif isinstance(cur, ast.Call):
+            stack.append(cur.func.value if isinstance(cur.func, ast.Attribute) else cur.func)
+            stack.extend(cur.args)
+            stack.extend(k.value for k in cur.keywords)
+        else:
+            stack.extend(ast.iter_child_nodes(cur))
+    return out
+
+
+def _is_name(node: ast.AST, name: str | None) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _is_attr_of(node: ast.AST, root: str) -> bool:
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == root
+
+
+def _ctor_with(value: ast.AST, instance: str) -> bool:
+    """``Cls(..., self, ...)`` anywhere in ``value``."""
+    return any(
+        isinstance(n, ast.Call) and last(n.func)[:1].isupper()
+        and any(isinstance(a, ast.Name) and a.id == instance for a in n.args + [k.value for k in n.keywords])
+        for n in walk(value)
+    )
+
+
+def _grows(value: ast.AST, path: str) -> bool:
+    """Mirror of accumulation._grows: the old value kept inside arithmetic or a concatenation."""
+    if isinstance(value, ast.Call) and last(value.func) in CONCAT_FUNCS and value.args and isinstance(
+            value.args[0], (ast.List, ast.Tuple)) and any(dotted(e) == path for e in value.args[0].elts):
+        return True
+    stack = [value]
+    while stack:
+        cur = stack.pop()
+        if dotted(cur) == path:
+            return True
+        if isinstance(cur, ast.BinOp):
+            stack.extend((cur.left, cur.right))
+        elif isinstance(cur, ast.IfExp):
+            stack.extend((cur.body, cur.orelse))
+        elif isinstance(cur, ast.UnaryOp):
+            stack.append(cur.operand)
+    return False
+
+
+def _variable_key(target: ast.Subscript) -> bool:
+    """Mirror of accumulation._keyed_by_variable: ``d[key]``, not ``d["k"]`` nor ``x[:, i]``."""
+    return not isinstance(target.slice, (ast.Constant, ast.Slice, ast.Tuple))
+
+
+def _regular_methods(tree: ast.Module) -> set[str]:
+    """Names of the plain methods of every class in the file (what a bound-method store needs)."""
+    out = set()
+    for node in statements(tree.body):
+        if isinstance(node, ast.ClassDef):
+            for f in node.body:
+                if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    decos = {last(d.func if isinstance(d, ast.Call) else d) for d in f.decorator_list}
+                    if not decos & {"staticmethod", "classmethod", "property", "cached_property", "setter",
+                                    "getter", "deleter"}:
+                        out.add(f.name)
+    return out
+
+
+def _keeps_name(body, name) -> bool:
+    """``except E as e:`` whose block binds, stores or returns ``e``."""
+    for node in (n for stmt in body for n in walk(stmt)):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.Return)) and node.value is not None:
+            if name in held_paths(node.value):
+                return True
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in APPENDS:
+            if any(name in held_paths(a) for a in node.args):
+                return True
+    return False
+
+
+def _pairs(links: list[tuple[str, str]]) -> bool:
+    """Two stores that point at each other (first.value reaches second.owner and back)."""
+    def reaches(a, b):
+        return b == a or b.startswith(a + ".")
+    for i, (o2, v2) in enumerate(links):
+        for o1, v1 in links[:i]:
+            if o1 != o2 and reaches(v1, o2) and reaches(v2, o1):
+                return True
+    return False
+
+
+def may_have_findings(tree: ast.Module, enabled: Iterable[str], source: bytes = b"") -> bool:
+    """False only when no enabled rule can report anything in this file."""
+    scan = _Scan(set(enabled))
+    scan.source = source
+    return scan.run(tree)
+
+

@@ -1,0 +1,92 @@
+"""Names the rules and the pre-filter agree on (no libcst here: the pre-filter must stay light)."""
+from __future__ import annotations
+
+import re
+
+# -- containers, steps and in-place updates -----------------------------------
+STORE_METHODS = {
+    "append": 0, "add": 0, "appendleft": 0, "extend": 0, "extendleft": 0, "update": 0,
+    "insert": 1, "setdefault": 1, "__setitem__": 1, "add_module": 1, "register_module": 1, "put": 0,
+}
+CLEAR_METHODS = frozenset({"clear", "pop", "popleft", "popitem", "remove", "discard"})
+STEP_METHODS = frozenset({"backward", "manual_backward", "step", "zero_grad"})
+# Identifiers in a loop's iterable that make each iteration a step over data. Weak ones
+# (chunks, samples) also name forward-pass sub-steps, so they do not count inside nn.Module methods.
+STRONG_DATA = frozenset(
+    {"loader", "loaders", "dataloader", "dataloaders", "dataset", "datasets", "batches", "minibatches",
+     "epoch", "epochs", "episodes", "requests", "queue", "stream"}
+)
+WEAK_DATA = frozenset(
+    {"chunks", "samples", "examples", "prompts", "data", "train", "val", "valid", "validation", "test", "eval",
+     "iterator", "images", "texts", "records"}
+)
+MODULE_ITER_RE = re.compile(r"(layers|blocks|heads|stages|models|nets|modules|children|experts)$", re.IGNORECASE)
+NOT_DATA_CALLEES = frozenset({"range", "enumerate", "zip", "iter", "tqdm", "len", "reversed", "sorted", "list", "tuple"})
+APPENDS = frozenset({"append", "extend", "insert", "add", "appendleft", "extendleft"})
+CONCAT_FUNCS = frozenset({"cat", "concat", "concatenate", "stack", "vstack", "hstack", "dstack", "column_stack", "row_stack"})
+INPLACE = frozenset({"add_", "sub_", "mul_", "div_", "addcmul_", "addcdiv_", "lerp_"})
+
+# Methods of a model that run (part of) its forward pass.
+FORWARD_METHODS = frozenset(
+    {"forward", "encode", "decode", "embed", "predict", "extract_features", "forward_features", "forward_head",
+     "compute_loss", "training_step", "validation_step", "shared_step", "loss", "score"}
+)
+
+# -- callables and hooks -------------------------------------------------------
+HOOK_RE = re.compile(r"^register_\w*hook$")
+KEEPERS = frozenset({"defaultdict", "Thread", "Timer", "property", "partialmethod"})
+PARTIALS = frozenset({"partial", "MethodType", "partialmethod"})
+CLASS_NAMES = frozenset({"cls", "klass", "mcs", "metacls", "mcls"})
+
+# -- exceptions, frames, caches ------------------------------------------------
+CACHES = frozenset({"lru_cache", "cache"})
+FRAME_CALLS = frozenset({"currentframe", "_getframe", "stack", "trace"})
+EXC_SUFFIXES = ("Error", "Exception", "Warning", "Exit", "Interrupt")
+
+# -- naming: what a called name says about the value -------------------------
+MODEL_NOUNS = frozenset(
+    {"model", "models", "net", "network", "module", "encoder", "decoder", "backbone", "head", "heads", "policy",
+     "actor", "critic", "generator", "discriminator", "classifier", "predictor", "transformer", "teacher",
+     "student", "unet", "vae", "forward", "lm", "resnet", "convnet", "mlp"}
+)
+LOSS_NOUNS = frozenset({"loss", "losses", "criterion", "crit", "nll", "mse", "kl", "div", "entropy"})
+# A name starting with a verb is a function that builds or fetches (get_model), not a model.
+VERBS = frozenset(
+    {"get", "build", "make", "create", "load", "setup", "init", "wrap", "unwrap", "prepare", "configure", "save",
+     "to", "from", "find", "is", "has", "register", "freeze", "unfreeze", "copy", "convert", "compile", "resolve",
+     "apply", "update", "set", "reset", "check", "validate", "log", "print", "dump", "parse", "move", "patch",
+     "enable", "disable", "export", "import", "replace", "instantiate", "download", "push", "sync"}
+)
+# ...and one ending in one of these names a thing about the model (model_config), not the model.
+NOT_CALLED = frozenset(
+    {"checkpoint", "config", "cfg", "name", "names", "path", "dir", "type", "kwargs", "args", "id", "ids", "key",
+     "keys", "class", "cls", "summary", "registry", "state", "dict", "list", "info", "size", "card", "file",
+     "hub", "url", "scale", "scaler", "weight", "weights", "meter", "tracker", "history", "logger", "version",
+     "fn_name", "params", "parameters", "hook", "hooks", "wrapper", "factory", "builder", "cache"}
+)
+_TOKEN_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+
+
+def name_tokens(name: str) -> list[str]:
+    """``["ddp", "model"]`` for ``_ddp_model``, ``["model", "checkpoint"]`` for ``ModelCheckpoint``."""
+    return [t.lower() for t in _TOKEN_RE.findall(name)]
+
+
+def _named_like(name: str, nouns: frozenset[str]) -> bool:
+    tokens = name_tokens(name)
+    if not tokens or tokens[0] in VERBS or tokens[-1] in NOT_CALLED:
+        return False
+    return any(t in nouns for t in tokens)
+
+
+def model_like(name: str) -> bool:
+    """A callable named like a model or module: ``model``, ``self.net``, ``teacher_model``."""
+    return _named_like(name, MODEL_NOUNS)
+
+
+def loss_like(name: str) -> bool:
+    """A callable named like a loss: ``criterion``, ``loss_fn``, ``compute_loss``, ``F.cross_entropy``."""
+    tokens = name_tokens(name)
+    if tokens[:1] in (["compute"], ["calc"], ["calculate"], ["get"]):
+        tokens = tokens[1:]
+    return bool(tokens) and tokens[-1] not in NOT_CALLED and any(t in LOSS_NOUNS for t in tokens)

@@ -1,0 +1,79 @@
+"""The ast pre-filter is an optimisation only: it may send a clean file to the full analysis,
+but it must never keep a finding (or a class the project-wide CYC202 needs) from it."""
+import textwrap
+
+import pytest
+
+from cyclelint.engine import lint_source
+from cyclelint.findings import DEFAULT_CODES, RULES
+
+from .conftest import FIXTURES, SHARED
+
+SOURCES = sorted(FIXTURES.rglob("*.py")) + sorted((SHARED / "eval" / "cases").glob("*.py"))
+EXTRA = {
+    "alias_lambda": "class A:\n    def __init__(self):\n        cb = lambda: self\n        self.cb = cb\n",
+    "closure_registered": (
+        "class A:\n    def __init__(self, m):\n        def hook(mod, i, o):\n            self.o = o\n"
+        "        m.register_forward_hook(hook)\n"
+    ),
+    "thread_target": (
+        "import threading\nclass A:\n    def __init__(self):\n"
+        "        self.t = threading.Thread(target=self.run)\n    def run(self):\n        pass\n"
+    ),
+    "ctor_alias": (
+        "class Head:\n    def __init__(self, owner):\n        self.owner = owner\n"
+        "class M:\n    def __init__(self):\n        head = Head(self)\n        self.head = head\n"
+    ),
+    "raise_local": "def f(x):\n    err = ValueError(x)\n    raise err\n",
+    "module_level_pair": "a = Node()\nb = Node()\na.peer = b\nb.peer = a\n",
+    "meter": textwrap.dedent(
+        """\
+        class Mean:
+            def update(self, v):
+                self.total += v
+        def train(model, loader, crit):
+            m = Mean()
+            for x, y in loader:
+                m.update(crit(model(x), y))
+        """),
+    "clean": "def add(a, b):\n    return a + b\n\nclass P:\n    def __init__(self, x):\n        self.x = x\n",
+}
+
+
+def _same(source, path):
+    for codes in (frozenset(RULES), DEFAULT_CODES):
+        fast = lint_source(source, path, codes)
+        full = lint_source(source, path, codes, prefilter=False)
+        assert [f.to_dict() for f in fast.findings] == [f.to_dict() for f in full.findings]
+        assert fast.classes == full.classes
+        assert [(c.line, c.cls_name, c.index, c.keyword) for c in fast.ctors] == [
+            (c.line, c.cls_name, c.index, c.keyword) for c in full.ctors]
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.name)
+def test_prefilter_keeps_every_finding(path):
+    _same(path.read_bytes(), str(path))
+
+
+@pytest.mark.parametrize("name", sorted(EXTRA))
+def test_prefilter_keeps_every_finding_extra(name):
+    _same(EXTRA[name].encode(), f"{name}.py")
+
+
+def test_prefilter_skips_plain_code():
+    import ast
+
+    from cyclelint.prefilter import may_have_findings
+
+    assert not may_have_findings(ast.parse(EXTRA["clean"]), DEFAULT_CODES)
+    assert may_have_findings(ast.parse(EXTRA["alias_lambda"]), DEFAULT_CODES)
+
+
+def test_clean_file_never_imports_libcst(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "ok.py").write_text(EXTRA["clean"])
+    code = "import sys\nfrom cyclelint.cli import main\nmain(['ok.py', '--no-cache'])\nassert 'libcst' not in sys.modules\n"
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
