@@ -25,10 +25,12 @@ def class_summaries(tree: ast.Module) -> dict:
         is_module = is_module_class(bases, module_classes)
         if is_module:
             module_classes.add(node.name)
-        init = next((f for f in node.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
-                     and f.name == "__init__"), None)
-        params, kept = [], set()
-        if init is not None:
+        # As the full analysis records it: the parameters of the last ``__init__`` (overloads come
+        # first), the parameters any of them stores on ``self``.
+        inits = [f for f in node.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name == "__init__"]
+        params: list[str] = []
+        kept: set[str] = set()
+        for init in inits:
             a = init.args
             names = [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs] + [
                 p.arg for p in (a.vararg, a.kwarg) if p is not None]
@@ -39,5 +41,5 @@ def class_summaries(tree: ast.Module) -> dict:
                     if owner == this:
                         kept |= {p for p in held_paths(value) if "." not in p} & set(params)
         out[node.name] = {"params": params, "kept": sorted(kept), "bases": bases, "is_module": is_module,
-                          "has_init": init is not None}
+                          "has_init": bool(inits)}
     return out

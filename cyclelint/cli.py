@@ -11,7 +11,7 @@ from . import __version__
 from .api import lint_paths
 from .config import find_pyproject, load
 from .findings import RULES
-from .report import FORMATS
+from .report import FORMATS, render
 from .report.text import statistics
 from .rule_docs import rule_page
 from .selection import UsageError
@@ -79,7 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(f"cyclelint: error: {exc}", file=sys.stderr)
         return 2
-    report = FORMATS[args.format](findings, errors)
+    report = render(args.format, findings, errors)
     if args.statistics and args.format == "text":
         report += statistics(findings)
     if args.format == "text":

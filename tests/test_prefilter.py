@@ -77,3 +77,12 @@ def test_clean_file_never_imports_libcst(tmp_path):
     code = "import sys\nfrom cyclelint.cli import main\nmain(['ok.py', '--no-cache'])\nassert 'libcst' not in sys.modules\n"
     proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_overloaded_init_is_described_by_its_last_definition():
+    src = (
+        "from typing import overload\nclass S:\n    @overload\n    def __init__(self) -> None: ...\n"
+        "    @overload\n    def __init__(self, owner) -> None: ...\n    def __init__(self, owner=None):\n"
+        "        self.owner = owner\n"
+    )
+    _same(src.encode(), "stub.py")

@@ -1,14 +1,13 @@
-"""Output formats."""
+"""Output formats, each imported only when chosen (the one-file pre-commit path stays light)."""
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import importlib
+from typing import Sequence
 
 from ..findings import FileError, Finding
-from . import github, json_format, sarif, text
 
-FORMATS: dict[str, Callable[[Sequence[Finding], Sequence[FileError]], str]] = {
-    "text": text.render,
-    "json": json_format.render,
-    "sarif": sarif.render,
-    "github": github.render,
-}
+FORMATS = {"text": "text", "json": "json_format", "sarif": "sarif", "github": "github"}
+
+
+def render(fmt: str, findings: Sequence[Finding], errors: Sequence[FileError]) -> str:
+    return importlib.import_module(f".{FORMATS[fmt]}", __name__).render(findings, errors)
