@@ -51,7 +51,10 @@ class _Scan:
         self.reason = ""  # why the file goes on to the full analysis (for tuning and tests)
         self.in_module = False  # inside a method of an nn.Module subclass
         self.module_classes: set[str] = set()
-        self.loop_stack: list[bool] = []  # enclosing loops of the current function: over data or not
+        self.loop_stack: list[bool] = []
+        self.fn_node: ast.AST | None = None  # the current function (the module at top level)
+        self.fn_instance: str | None = None
+        self.fn_data_accumulates = False  # an accumulation inside a loop over data  # enclosing loops of the current function: over data or not
         self.fn_step = False  # the current function calls backward()/step()/zero_grad()
         self.fn_accumulates = False  # ...and accumulates inside one of its loops
         self.evidence: bool | tuple = True  # the current method could see graph-attached values (CYC305)
@@ -61,18 +64,20 @@ class _Scan:
         self.exc_locals: set[str] = set()  # locals bound to a new exception
 
     def accumulate(self) -> None:
-        """An accumulation statement: inside a loop over data it may be CYC3; inside another
-        loop only if the function also steps (judged at its end)."""
-        if any(self.loop_stack) and "CYC3" in self.fam:
-            self.hit("CYC3: accumulation in a loop over data")
+        """An accumulation statement: a CYC3 candidate inside a loop over data, or inside any loop
+        of a function that steps; both need graph evidence in the function (judged at its end)."""
+        if any(self.loop_stack):
+            self.fn_data_accumulates = True
         elif self.loop_stack:
             self.fn_accumulates = True
 
     def end_of_function(self) -> None:
         if not self.found and "CYC2" in self.fam and _pairs(self.links):
             self.hit("CYC201: two stores pointing at each other")
-        if not self.found and "CYC3" in self.fam and self.fn_step and self.fn_accumulates:
-            self.hit("CYC3: accumulation in a loop of a function that steps")
+        if (not self.found and "CYC3" in self.fam
+                and (self.fn_data_accumulates or (self.fn_step and self.fn_accumulates))
+                and _graph_evidence(self.fn_node, self.fn_instance, self.methods)):
+            self.hit("CYC3: accumulation in a loop with graph evidence")
 
     def has_evidence(self) -> bool:
         if isinstance(self.evidence, tuple):
@@ -87,7 +92,7 @@ class _Scan:
         self.found, self.reason = True, reason
 
     def run(self, tree: ast.Module) -> bool:
-        self.tree = tree
+        self.tree = self.fn_node = tree
         self.methods = _regular_methods(tree)
         self.body(tree.body, instance=None, depth=0, loops=0, in_class=False)
         self.end_of_function()
@@ -175,31 +180,28 @@ class _Scan:
         if in_class:
             instance = params[0].arg if params and not decos & {"staticmethod", "classmethod"} else None
         saved = (self.links, self.aliases, self.exc_locals, self.loop_stack, self.fn_step, self.fn_accumulates,
-                 self.evidence)
+                 self.fn_data_accumulates, self.evidence, self.fn_node, self.fn_instance)
         self.links, self.aliases, self.exc_locals, self.loop_stack = [], set(), set(), []
-        self.fn_step = self.fn_accumulates = False
+        self.fn_step = self.fn_accumulates = self.fn_data_accumulates = False
+        self.fn_node, self.fn_instance = node, instance
         if in_class:
             self.evidence = (node, instance)  # judged lazily: most methods never need it
         self.body(node.body, instance, depth + 1, 0, False)
         self.end_of_function()
         (self.links, self.aliases, self.exc_locals, self.loop_stack, self.fn_step, self.fn_accumulates,
-         self.evidence) = saved
+         self.fn_data_accumulates, self.evidence, self.fn_node, self.fn_instance) = saved
 
     def may_see_graphs(self, node, instance) -> bool:
         """Evidence CYC305 can use: ``forward``, a method other objects call (``meter.update(loss)``),
         or a call in its body that may return a graph-attached tensor."""
         if node.name in FORWARD_METHODS:
             return True
-        if not self.source or re.search(rb"\.%s\s*\(" % re.escape(node.name.encode()), self.source):
-            return True  # called on some object (meter.update(loss)): the caller may pass a graph
-        for n in walk(node):
-            if isinstance(n, ast.Call):
-                name = last(n.func)
-                if (isinstance(n.func, ast.Call) or model_like(name) or loss_like(name) or name in FORWARD_METHODS
-                        or _is_name(n.func, instance)
-                        or (_is_attr_of(n.func, instance) and name not in self.methods)):
-                    return True
-        return False
+        # called on some object (meter.update(loss)): the caller may pass a graph. Dunder methods
+        # (super().__init__(...)) get no such evidence in the full analysis.
+        dunder = node.name.startswith("__") and node.name.endswith("__")
+        if not dunder and (not self.source or re.search(rb"\.%s\s*\(" % re.escape(node.name.encode()), self.source)):
+            return True
+        return _graph_evidence(node, instance, self.methods)
 
     def simple(self, node, instance, loops):
         fam = self.fam
@@ -456,6 +458,31 @@ def _keeps_name(body, name) -> bool:
             if any(name in held_paths(a) for a in node.args):
                 return True
     return False
+
+
+def _graph_evidence(fn: ast.AST, instance: str | None, methods: set[str]) -> bool:
+    """A call in ``fn`` that the evaluator (analysis/tensors.py) may find graph-attached: a model,
+    loss or forward call by name, ``backward()``, ``self(...)``/``self.x(...)``, a call of a call
+    (``nn.MSELoss()(a, b)``), or a call of a name bound in the function (``net = Net()``, a loop
+    target over ``self.blocks``). Without one, nothing in ``fn`` carries a graph."""
+    bound: set[str] = set()
+    called: list[str] = []
+    for n in walk(fn):
+        if isinstance(n, ast.Call):
+            func = n.func
+            name = last(func)
+            if (isinstance(func, ast.Call) or model_like(name) or loss_like(name) or name in FORWARD_METHODS
+                    or name in STEP_METHODS or name == "grad" or _is_name(func, instance)
+                    or (_is_attr_of(func, instance) and name not in methods)):
+                return True
+            if isinstance(func, ast.Name):
+                called.append(func.id)
+        elif isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension, ast.withitem, ast.Assign, ast.AnnAssign,
+                            ast.NamedExpr)):
+            targets = getattr(n, "targets", None) or [getattr(n, "target", None) or getattr(n, "optional_vars", None)]
+            bound.update(t.id for target in targets if target is not None for t in walk(target)
+                         if isinstance(t, ast.Name))
+    return any(name in bound for name in called)
 
 
 def _pairs(links: list[tuple[str, str]]) -> bool:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import importlib
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..findings import FileError, Finding
 
