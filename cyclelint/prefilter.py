@@ -76,7 +76,8 @@ class _Scan:
             self.hit("CYC201: two stores pointing at each other")
         if (not self.found and "CYC3" in self.fam
                 and (self.fn_data_accumulates or (self.fn_step and self.fn_accumulates))
-                and _graph_evidence(self.fn_node, self.fn_instance, self.methods)):
+                # CYC304 collects device tensors that carry no graph: no evidence needed
+                and ("CYC304" in self.codes or _graph_evidence(self.fn_node, self.fn_instance, self.methods))):
             self.hit("CYC3: accumulation in a loop with graph evidence")
 
     def has_evidence(self) -> bool:

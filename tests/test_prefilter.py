@@ -36,6 +36,10 @@ EXTRA = {
             for x, y in loader:
                 m.update(crit(model(x), y))
         """),
+    "device_tensors": (
+        "import torch\ndef collect(images):\n    out = []\n    for image in images:\n"
+        "        out.append(torch.tensor(image))\n    return out\n"
+    ),
     "clean": "def add(a, b):\n    return a + b\n\nclass P:\n    def __init__(self, x):\n        self.x = x\n",
 }
 
