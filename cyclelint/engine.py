@@ -62,7 +62,7 @@ def lint_source(source: bytes | str, path: str, enabled: frozenset[str], apply_n
         return result
     if prefilter:
         try:
-            tree = ast.parse(raw)
+            tree = ast.parse(source)  # bytes honour a coding cookie; str is already text
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             tree = None  # libcst gives the error its say below
         if tree is not None and not may_have_findings(tree, enabled, raw):
