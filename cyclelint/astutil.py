@@ -5,8 +5,6 @@ import ast
 
 from .vocabulary import STORE_METHODS
 
-APPENDS = frozenset(STORE_METHODS)
-
 _SKIP_FIELDS = frozenset({"ctx", "op", "ops", "type_comment", "kind", "conversion", "format_spec"})
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 
@@ -91,7 +89,7 @@ def stores(node: ast.AST, calls: list[ast.Call]):
                 elif isinstance(sub, ast.Subscript):
                     yield dotted(strip_items(sub)), value, None
     for call in calls:
-        if isinstance(call.func, ast.Attribute) and call.func.attr in APPENDS and call.args:
+        if isinstance(call.func, ast.Attribute) and call.func.attr in STORE_METHODS and call.args:
             for arg in call.args:
                 yield dotted(strip_items(call.func.value)), arg, None
         elif last(call.func) == "setattr" and len(call.args) >= 3:
@@ -126,3 +124,8 @@ def statements(body, into_defs: bool = True):
         inner += [n for h in getattr(node, "handlers", []) for n in h.body]
         inner += [n for c in getattr(node, "cases", []) for n in c.body]
         stack.extend(reversed(inner))
+
+
+def reaches(owner: str, path: str) -> bool:
+    """True when ``path`` is ``owner`` or an attribute chain below it."""
+    return path == owner or path.startswith(owner + ".")

@@ -60,11 +60,15 @@ def lint_source(source: bytes | str, path: str, enabled: frozenset[str], apply_n
     raw = source.encode("utf-8", "surrogateescape") if isinstance(source, str) else source
     if SKIP_FILE in raw:
         return result
+    ast_error: str | None = None
     if prefilter:
+        tree = None
         try:
             tree = ast.parse(source)  # bytes honour a coding cookie; str is already text
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            tree = None  # libcst gives the error its say below
+        except SyntaxError as err:
+            ast_error = _located(err)  # libcst has its say below; CPython places the error better
+        except (ValueError, RecursionError, MemoryError):
+            pass
         if tree is not None and not may_have_findings(tree, enabled, raw):
             result.classes = {name: ClassSummary(**c) for name, c in class_summaries(tree).items()}
             return result
@@ -74,7 +78,7 @@ def lint_source(source: bytes | str, path: str, enabled: frozenset[str], apply_n
         module = cst.parse_module(source)
         _analyse(module, path, enabled, result, apply_noqa)
     except cst.ParserSyntaxError as exc:
-        result.error = _syntax_message(exc, source)
+        result.error = _syntax_message(exc, source, ast_error)
     except RecursionError:
         result.error = "too deeply nested to analyse"
     except (UnicodeError, LookupError, SyntaxError, ValueError) as exc:
@@ -82,12 +86,20 @@ def lint_source(source: bytes | str, path: str, enabled: frozenset[str], apply_n
     return result
 
 
-def _syntax_message(exc, source: bytes | str) -> str:
-    """Python's own parser places the error better than libcst's; ask it only on this failure path."""
+def _located(err: SyntaxError) -> str:
+    # Only the text: keeping the exception would keep this frame alive through its traceback.
+    return f"syntax error at line {err.lineno}, column {err.offset or 1}: {err.msg}"
+
+
+def _syntax_message(exc, source: bytes | str, ast_error: str | None) -> str:
+    """Python's own parser places the error better than libcst's (asked here only when the
+    pre-filter did not already)."""
+    if ast_error is not None:
+        return ast_error
     try:
         ast.parse(source)
     except SyntaxError as err:
-        return f"syntax error at line {err.lineno}, column {err.offset or 1}: {err.msg}"
+        return _located(err)
     except (ValueError, RecursionError, MemoryError):
         pass
     m = re.search(r"error at (\d+):(\d+): (.*)", exc.message, re.DOTALL)

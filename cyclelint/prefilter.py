@@ -14,10 +14,10 @@ import ast
 import re
 from collections.abc import Iterable
 
-from .astutil import APPENDS, dotted, held_paths, last, statements, stores, strip_items, walk
+from .astutil import dotted, held_paths, last, reaches, statements, stores, strip_items, walk
 from .classtable import is_module_class
-from .vocabulary import APPENDS as ACCUMULATES
 from .vocabulary import (
+    APPENDS,
     CACHES,
     CONCAT_FUNCS,
     EXC_SUFFIXES,
@@ -51,10 +51,10 @@ class _Scan:
         self.reason = ""  # why the file goes on to the full analysis (for tuning and tests)
         self.in_module = False  # inside a method of an nn.Module subclass
         self.module_classes: set[str] = set()
-        self.loop_stack: list[bool] = []
+        self.loop_stack: list[bool] = []  # enclosing loops of the current function: over data or not
         self.fn_node: ast.AST | None = None  # the current function (the module at top level)
         self.fn_instance: str | None = None
-        self.fn_data_accumulates = False  # an accumulation inside a loop over data  # enclosing loops of the current function: over data or not
+        self.fn_data_accumulates = False  # an accumulation inside a loop over data
         self.fn_step = False  # the current function calls backward()/step()/zero_grad()
         self.fn_accumulates = False  # ...and accumulates inside one of its loops
         self.evidence: bool | tuple = True  # the current method could see graph-attached values (CYC305)
@@ -93,19 +93,19 @@ class _Scan:
         self.found, self.reason = True, reason
 
     def run(self, tree: ast.Module) -> bool:
-        self.tree = self.fn_node = tree
+        self.fn_node = tree
         self.methods = _regular_methods(tree)
-        self.body(tree.body, instance=None, depth=0, loops=0, in_class=False)
+        self.body(tree.body, instance=None, depth=0, in_class=False)
         self.end_of_function()
         return self.found
 
-    def body(self, stmts, instance, depth, loops, in_class):
+    def body(self, stmts, instance, depth, in_class):
         for stmt in stmts:
             if self.found:
                 return
-            self.stmt(stmt, instance, depth, loops, in_class)
+            self.stmt(stmt, instance, depth, in_class)
 
-    def stmt(self, node, instance, depth, loops, in_class):
+    def stmt(self, node, instance, depth, in_class):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             self.function(node, instance, depth, in_class)
         elif isinstance(node, ast.ClassDef):
@@ -113,17 +113,17 @@ class _Scan:
                 self.hit("CYC405: class in a function")
                 return
             for expr in node.decorator_list + node.bases:
-                self.expr(expr, instance, loops)
+                self.expr(expr, instance)
             bases = [dotted(b) or "" for b in node.bases]
             saved_module, self.in_module = self.in_module, is_module_class(bases, self.module_classes)
             if self.in_module:
                 self.module_classes.add(node.name)
-            self.body(node.body, None, depth, 0, True)
+            self.body(node.body, None, depth, True)
             self.in_module = saved_module
         elif isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
             if isinstance(node, ast.While):
                 over_data = isinstance(node.test, ast.Constant) and bool(node.test.value)
-                self.expr(node.test, instance, loops)
+                self.expr(node.test, instance)
             else:
                 names = _iter_names(node.iter)
                 tokens = {t for n in names for t in name_tokens(n)}
@@ -134,35 +134,35 @@ class _Scan:
                 if "CYC2" in self.fam and any(n in ("modules", "named_modules") for n in names):
                     self.hit("CYC203: loop over modules()")
                     return
-                self.expr(node.iter, instance, loops)
+                self.expr(node.iter, instance)
             self.loop_stack.append(over_data)
-            self.body(node.body, instance, depth, loops + 1, False)
+            self.body(node.body, instance, depth, False)
             self.loop_stack.pop()
-            self.body(node.orelse, instance, depth, loops, False)
+            self.body(node.orelse, instance, depth, False)
         elif isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))):
-            self.body(node.body, instance, depth, loops, False)
+            self.body(node.body, instance, depth, False)
             for h in node.handlers:
                 if h.name and "CYC4" in self.fam and _keeps_name(h.body, h.name):
                     self.hit("CYC401: except-as name kept")
                     return
                 if h.type is not None:
-                    self.expr(h.type, instance, loops)
-                self.body(h.body, instance, depth, loops, False)
-            self.body(node.orelse, instance, depth, loops, False)
-            self.body(node.finalbody, instance, depth, loops, False)
+                    self.expr(h.type, instance)
+                self.body(h.body, instance, depth, False)
+            self.body(node.orelse, instance, depth, False)
+            self.body(node.finalbody, instance, depth, False)
         elif isinstance(node, (ast.If, ast.With, ast.AsyncWith, ast.Match)):
             header = {ast.If: lambda n: [n.test], ast.Match: lambda n: [n.subject]}.get(
                 type(node), lambda n: [i.context_expr for i in n.items])(node)
             for expr in header:
-                self.expr(expr, instance, loops)
+                self.expr(expr, instance)
             if isinstance(node, ast.Match):
                 for case in node.cases:
-                    self.body(case.body, instance, depth, loops, False)
+                    self.body(case.body, instance, depth, False)
             else:
-                self.body(node.body, instance, depth, loops, False)
-                self.body(getattr(node, "orelse", []), instance, depth, loops, False)
+                self.body(node.body, instance, depth, False)
+                self.body(getattr(node, "orelse", []), instance, depth, False)
         else:
-            self.simple(node, instance, loops)
+            self.simple(node, instance)
 
     def function(self, node, instance, depth, in_class):
         if depth:
@@ -176,7 +176,7 @@ class _Scan:
             self.hit("CYC402: cache decorator in a class")
             return
         for d in node.decorator_list:
-            self.expr(d, instance, 0)
+            self.expr(d, instance)
         params = node.args.posonlyargs + node.args.args
         if in_class:
             instance = params[0].arg if params and not decos & {"staticmethod", "classmethod"} else None
@@ -187,7 +187,7 @@ class _Scan:
         self.fn_node, self.fn_instance = node, instance
         if in_class:
             self.evidence = (node, instance)  # judged lazily: most methods never need it
-        self.body(node.body, instance, depth + 1, 0, False)
+        self.body(node.body, instance, depth + 1, False)
         self.end_of_function()
         (self.links, self.aliases, self.exc_locals, self.loop_stack, self.fn_step, self.fn_accumulates,
          self.fn_data_accumulates, self.evidence, self.fn_node, self.fn_instance) = saved
@@ -204,7 +204,7 @@ class _Scan:
             return True
         return _graph_evidence(node, instance, self.methods)
 
-    def simple(self, node, instance, loops):
+    def simple(self, node, instance):
         fam = self.fam
         if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Name) and node.exc.id in self.exc_locals:
             if "CYC4" in fam:
@@ -212,13 +212,13 @@ class _Scan:
             return
         value = getattr(node, "value", None) if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) else None
         if value is not None:
-            calls, words = self.expr(value, instance, loops)
+            calls, words = self.expr(value, instance)
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for t in targets:
                 if not self.found:
-                    calls += self.expr(t, instance, loops)[0]
+                    calls += self.expr(t, instance)[0]
         else:
-            calls, words = self.expr(node, instance, loops)
+            calls, words = self.expr(node, instance)
         if self.found:
             return
         if isinstance(node, ast.AugAssign):
@@ -228,7 +228,7 @@ class _Scan:
                 if self.found:
                     return
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
-            reason = self.assign(node, instance, loops, words)
+            reason = self.assign(node, instance, words)
             if reason:
                 self.hit(reason)
                 return
@@ -238,7 +238,7 @@ class _Scan:
                 self.hit(reason)
                 return
 
-    def assign(self, node, instance, loops, value_words: set[str]) -> str | None:
+    def assign(self, node, instance, value_words: set[str]) -> str | None:
         fam = self.fam
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         names = {d for t in targets if (d := dotted(t))}
@@ -319,7 +319,7 @@ class _Scan:
                 stack.extend((cur.body, cur.orelse))
         return False
 
-    def expr(self, node, instance, loops) -> tuple[list[ast.Call], set[str]]:
+    def expr(self, node, instance) -> tuple[list[ast.Call], set[str]]:
         """Checks the calls (and tracebacks) of one statement, header or value in a single walk;
         returns its calls and the identifiers and attribute names it reads."""
         fam = self.fam
@@ -341,8 +341,8 @@ class _Scan:
                     if root in ("inspect", "sys") or (root == name and not sub.args):
                         self.hit("CYC401: exc_info/frame call")
                         return calls, words
-                if isinstance(sub.func, ast.Attribute) and (name in ACCUMULATES or name in INPLACE):
-                    if name in ACCUMULATES and len(sub.args) != STORE_METHODS[name] + 1:
+                if isinstance(sub.func, ast.Attribute) and (name in APPENDS or name in INPLACE):
+                    if name in APPENDS and len(sub.args) != STORE_METHODS[name] + 1:
                         continue  # ops.add(a, b) is no container
                     self.accumulate()
                     if self.found:
@@ -455,7 +455,7 @@ def _keeps_name(body, name) -> bool:
         if isinstance(node, (ast.Assign, ast.AnnAssign, ast.Return)) and node.value is not None:
             if name in held_paths(node.value):
                 return True
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in APPENDS:
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in STORE_METHODS:
             if any(name in held_paths(a) for a in node.args):
                 return True
     return False
@@ -488,8 +488,6 @@ def _graph_evidence(fn: ast.AST, instance: str | None, methods: set[str]) -> boo
 
 def _pairs(links: list[tuple[str, str]]) -> bool:
     """Two stores that point at each other (first.value reaches second.owner and back)."""
-    def reaches(a, b):
-        return b == a or b.startswith(a + ".")
     for i, (o2, v2) in enumerate(links):
         for o1, v1 in links[:i]:
             if o1 != o2 and reaches(v1, o2) and reaches(v2, o1):

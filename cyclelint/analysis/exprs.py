@@ -177,11 +177,6 @@ def is_none(expr: cst.CSTNode | None) -> bool:
     return isinstance(expr, cst.Name) and expr.value == "None"
 
 
-def reaches(owner: str, path: str) -> bool:
-    """True when ``path`` is ``owner`` or an attribute chain below it."""
-    return path == owner or path.startswith(owner + ".")
-
-
 def decorator_names(node: cst.FunctionDef | cst.ClassDef) -> list[str]:
     out = []
     for d in node.decorators:

@@ -63,11 +63,15 @@ class Walker:
     def run(self, module: cst.Module) -> None:
         for rule in self.rules:
             rule.walker = self
-        self.block(module.body)
-        for rule in self.rules:
-            rule.leave_function(self.fn)
-        for rule in self.rules:
-            rule.leave_file()
+        try:
+            self.block(module.body)
+            for rule in self.rules:
+                rule.leave_function(self.fn)
+            for rule in self.rules:
+                rule.leave_file()
+        finally:
+            for rule in self.rules:
+                del rule.walker  # walker <-> rules would keep the file's tree alive until a collection
 
     def value(self, expr: cst.BaseExpression, fn: Function | None = None) -> Value:
         return self.evaluator.value(expr, fn or self.fn)

@@ -14,6 +14,7 @@ import libcst as cst
 from ..analysis import exprs as ex
 from ..analysis.scopes import Function
 from ..analysis.walker import held_paths
+from ..astutil import reaches
 from ..vocabulary import CLEAR_METHODS
 from .base import Rule
 
@@ -151,12 +152,12 @@ class LinkRule(Rule):
         live = [ln for ln in links if not any(t == ln.target and i >= ln.index for t, i in breaks)]
         done: set[int] = set()
         for ln in live:
-            if ex.reaches(ln.value, ln.owner):
+            if reaches(ln.value, ln.owner):
                 self._single(ln, fn, done)
         for j, second in enumerate(live):
             for first in live[:j]:
                 if first.owner == second.owner or not (
-                    ex.reaches(first.value, second.owner) and ex.reaches(second.value, first.owner)
+                    reaches(first.value, second.owner) and reaches(second.value, first.owner)
                 ):
                     continue
                 if any(first.gens.get(r, g) != g for r, g in second.gens.items()):
