@@ -4,17 +4,17 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from collections.abc import Sequence
 
 from . import __version__
 from .api import lint_paths
+from .atomic import write_atomic
 from .config import find_pyproject, load
 from .findings import RULES
 from .report import FORMATS, render
 from .report.text import statistics
 from .rule_docs import rule_page
-from .selection import UsageError
+from .selection import UsageError, expand
 
 
 def _codes(values: list[str] | None) -> list[str] | None:
@@ -40,6 +40,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", "-j", type=int, metavar="N", help="worker processes (default: all cores)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
     p.add_argument("--config", metavar="PYPROJECT", help="pyproject.toml to read [tool.cyclelint] from")
+    p.add_argument("--confirm", action="store_true",
+                   help="then run COMMAND (after --; default: confirm-command from the config, else "
+                        "`python -m pytest -q`) under the cycle and growth detector and mark each finding "
+                        "confirmed, not-observed or not-run")
+    p.add_argument("--confirm-report", metavar="FILE.html",
+                   help="with --confirm: also write a self-contained HTML page with a drawing of each cycle")
     p.add_argument("--version", action="version", version=f"cyclelint {__version__}")
     return p
 
@@ -62,7 +68,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["rule"]:
         return rule_command(argv[1:])
-    args = build_parser().parse_args(argv)
+    command = None
+    if "--confirm" in argv and "--" in argv:  # cyclelint PATHS --confirm -- COMMAND ...
+        split = argv.index("--")
+        argv, command = argv[:split], argv[split + 1:]
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.confirm_report and not args.confirm:
+        parser.error("--confirm-report needs --confirm")
+    if command is not None and not command:
+        parser.error("nothing after --: give the command to run, or leave out -- for the default")
     try:
         cfg = load(args.config or find_pyproject(os.getcwd()))
         findings, errors = lint_paths(
@@ -76,9 +91,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             jobs=args.jobs,
             cache=None if args.no_cache else _cache(cfg.base),
         )
+        ignored = expand((_codes(args.ignore) or []) + cfg.ignore, selecting=False)
     except UsageError as exc:
         print(f"cyclelint: error: {exc}", file=sys.stderr)
         return 2
+    child_status = 0
+    if args.confirm:
+        from .confirm.cli import run_confirm
+
+        findings, child_status = run_confirm(findings, args.paths or ["."], command or cfg.confirm_command,
+                                             keep_runtime_only="CYC900" not in ignored,
+                                             html_report=args.confirm_report)
     report = render(args.format, findings, errors)
     if args.statistics and args.format == "text":
         report += statistics(findings)
@@ -93,6 +116,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
     else:
         sys.stdout.write(report)
+    if child_status:
+        return child_status
     if args.exit_zero:
         return 0
     return 1 if findings else 2 if errors else 0
@@ -102,17 +127,3 @@ def _cache(base: str):
     from .cache import Cache
 
     return Cache.open(base)
-
-
-def write_atomic(path: str, text: str) -> None:
-    """Write through a temporary file in the same folder, then rename: never a half-written file."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".cyclelint-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise

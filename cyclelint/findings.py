@@ -32,6 +32,7 @@ RULES: dict[str, Rule] = {
         Rule("CYC403", "recursive-closure", "nested function that refers to itself"),
         Rule("CYC404", "global-registry", "instance registered in a class-level or module-level container"),
         Rule("CYC405", "class-in-function", "class statement inside a function body", default=False),
+        Rule("CYC900", "runtime-only-cycle", "cycle holding tensors that only --confirm saw", default=False),
     )
 }
 
@@ -54,11 +55,30 @@ class Finding:
     def sort_key(self) -> tuple:
         return (self.path, self.line, self.column, self.code, self.message)
 
+    def shown_message(self) -> str:
+        """The message with the ``--confirm`` verdict appended, for the line-based formats."""
+        c = self.confirmation
+        if not c:
+            return self.message
+        if c["status"] == "confirmed":
+            return (f"{self.message} [confirmed: {human_bytes(c['bytes'])} of {c['device']} tensors held, "
+                    f"seen {c['count']}x]")
+        return f"{self.message} [{c['status'].replace('-', ' ')}]"
+
     def to_dict(self) -> dict:
         data = asdict(self)
         if self.confirmation is None:
             data.pop("confirmation")
         return data
+
+
+def human_bytes(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "KiB", "MiB"):
+        if size < 1024:
+            return f"{int(size)} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size:.1f} GiB"
 
 
 @dataclass

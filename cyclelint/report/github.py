@@ -17,7 +17,7 @@ def _prop(text: str) -> str:
 def render(findings: Sequence[Finding], errors: Sequence[FileError]) -> str:
     out = [
         f"::warning file={_prop(f.path)},line={f.line},col={f.column},endLine={f.end_line},"
-        f"endColumn={f.end_column},title={f.code}::{_data(f.code + ' ' + f.message)}"
+        f"endColumn={f.end_column},title={f.code}::{_data(f.code + ' ' + f.shown_message())}"
         for f in findings
     ]
     out += [f"::error file={_prop(e.path)},title=cyclelint::{_data(e.message)}" for e in errors]

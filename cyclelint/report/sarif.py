@@ -48,6 +48,8 @@ def render(findings: Sequence[Finding], errors: Sequence[FileError]) -> str:
             "message": {"text": f.message},
             "locations": [_location(f.path, f)],
         }
+        if f.confirmation is not None:
+            result["properties"] = {"confirmation": f.confirmation}
         results.append(result)
     run = {
         "tool": {"driver": {"name": "cyclelint", "version": __version__, "semanticVersion": __version__, "rules": rules}},

@@ -1,0 +1,259 @@
+"""The watch plan: what the detector must look for to judge each static finding.
+
+Built from the findings and the source around each flagged statement (``ast``): the code locations
+of flagged callables, the attribute names and classes of flagged links, the loop header and the
+accumulator of flagged loops. Findings are referred to by their index in the list.
+"""
+from __future__ import annotations
+
+import ast
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..astutil import dotted, strip_items
+from ..findings import Finding
+from ..vocabulary import INPLACE, STORE_METHODS
+
+CYCLE_CODES = frozenset({"CYC101", "CYC102", "CYC103", "CYC104", "CYC201", "CYC202", "CYC203", "CYC401", "CYC403",
+                         "CYC405"})
+LOOP_CODES = frozenset({"CYC301", "CYC302", "CYC303", "CYC304"})
+SURVIVOR_CODES = frozenset({"CYC402", "CYC404"})
+_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_GROW_METHODS = frozenset(STORE_METHODS) | INPLACE
+
+
+@dataclass
+class CycleSpec:
+    """How a recorded cycle is recognised as the one a finding describes."""
+
+    finding: int
+    code: str
+    file: str
+    line: int
+    cls: str | None = None
+    attrs: list[str] = field(default_factory=list)
+    callables: list[list[int]] = field(default_factory=list)  # [line, first col, end col] (-1: any col)
+    methods: list[str] = field(default_factory=list)
+    ctors: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Plan:
+    cycles: list[CycleSpec] = field(default_factory=list)
+    files: dict[str, dict] = field(default_factory=dict)  # real path -> {"ranges": [...], "samples": [...]}
+    survivors: list[dict] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {"files": self.files, "survivors": self.survivors,
+                "cycles": [vars(c) for c in self.cycles]}
+
+
+def real(path: str) -> str:
+    return os.path.realpath(path)
+
+
+def build_plan(findings: Sequence[Finding]) -> Plan:
+    plan = Plan()
+    sources: dict[str, _Source | None] = {}
+    for i, f in enumerate(findings):
+        path = real(f.path)
+        spec = plan.files.setdefault(path, {"ranges": [], "samples": []})
+        spec["ranges"].append([f.line, max(f.end_line, f.line), i])
+        if path not in sources:
+            sources[path] = _Source.load(path)
+        src = sources[path]
+        if src is None:
+            continue
+        stmt = src.statement_at(f.line)
+        if stmt is None:
+            continue
+        if f.code in CYCLE_CODES:
+            plan.cycles.append(src.cycle_spec(i, f.code, path, f.line, stmt))
+        elif f.code in LOOP_CODES:
+            loop = src.ancestor(stmt, _LOOPS, stop=_FUNCS)
+            expr = accumulator(stmt)
+            if loop is not None and expr:
+                spec["samples"].append({"id": f"L{i}", "finding": i, "at": "line", "line": loop.lineno, "expr": expr})
+        elif f.code == "CYC305":
+            func = src.ancestor(stmt, _FUNCS)
+            expr = accumulator(stmt)
+            if func is not None and expr:
+                spec["samples"].append({"id": f"S{i}", "finding": i, "at": "entry", "line": first_line(func),
+                                        "expr": expr})
+        elif f.code in SURVIVOR_CODES:
+            cls = src.ancestor(stmt, (ast.ClassDef,))
+            if cls is not None:
+                plan.survivors.append({"finding": i, "class": src.qualname(cls), "file": path})
+    return plan
+
+
+def first_line(node: ast.AST) -> int:
+    """The line CPython gives the code object: the first decorator's, if any."""
+    decorators = getattr(node, "decorator_list", [])
+    return min([d.lineno for d in decorators] + [node.lineno])
+
+
+def accumulator(stmt: ast.stmt) -> str | None:
+    """The dotted name that grows: the target of ``+=``/re-assignment, or the receiver of append/add_."""
+    if isinstance(stmt, ast.AugAssign):
+        return dotted(strip_items(stmt.target))
+    if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        for t in targets:
+            name = dotted(strip_items(t))
+            if name:
+                return name
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        call = stmt.value
+        while isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in _GROW_METHODS:
+            receiver = strip_items(call.func.value)
+            if not isinstance(receiver, ast.Call):
+                return dotted(receiver)
+            call = receiver  # buf.mul_(m).add_(x): the innermost receiver is the accumulator
+    return None
+
+
+class _Source:
+    def __init__(self, tree: ast.Module):
+        self.tree = tree
+        self.parent: dict[ast.AST, ast.AST] = {}
+        self.by_line: dict[int, ast.stmt] = {}
+        for node in ast.walk(tree):
+            for child in ast.iter_child_nodes(node):
+                self.parent[child] = node
+            if isinstance(node, ast.stmt):
+                # the innermost statement starting on a line wins; decorators point at their function
+                for line in [node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])]:
+                    held = self.by_line.get(line)
+                    if held is None or _inside(node, held):
+                        self.by_line[line] = node
+
+    @classmethod
+    def load(cls, path: str) -> _Source | None:
+        try:
+            with open(path, "rb") as fh:
+                return cls(ast.parse(fh.read(), path))
+        except (OSError, SyntaxError, ValueError, RecursionError):
+            return None
+
+    def statement_at(self, line: int) -> ast.stmt | None:
+        return self.by_line.get(line)
+
+    def ancestor(self, node: ast.AST, kinds: tuple, stop: tuple = ()) -> ast.AST | None:
+        cur = self.parent.get(node)
+        while cur is not None:
+            if isinstance(cur, kinds):
+                return cur
+            if stop and isinstance(cur, stop):
+                return None
+            cur = self.parent.get(cur)
+        return None
+
+    def qualname(self, node: ast.ClassDef) -> str:
+        """The class's ``__qualname__`` as CPython builds it."""
+        parts = [node.name]
+        cur = self.parent.get(node)
+        while cur is not None and not isinstance(cur, ast.Module):
+            if isinstance(cur, _FUNCS):
+                parts.append("<locals>")
+                parts.append(cur.name)
+            elif isinstance(cur, ast.ClassDef):
+                parts.append(cur.name)
+            cur = self.parent.get(cur)
+        return ".".join(reversed(parts))
+
+    def cycle_spec(self, index: int, code: str, path: str, line: int, stmt: ast.stmt) -> CycleSpec:
+        cls = self.ancestor(stmt, (ast.ClassDef,))
+        func = stmt if isinstance(stmt, _FUNCS) else self.ancestor(stmt, _FUNCS)
+        spec = CycleSpec(index, code, path, line, cls=self.qualname(cls) if cls is not None else None)
+        instance = _instance_param(func) if cls is not None and func is not None else None
+        methods = {n.name for n in cls.body if isinstance(n, _FUNCS)} if cls is not None else set()
+        if isinstance(stmt, _FUNCS):  # CYC403: the function itself
+            spec.callables.append([first_line(stmt), -1, -1])
+            return spec
+        spec.attrs = sorted(_stored_names(stmt))
+        # `module.forward = partial(f, module.forward)`: a bound method of the object stored into
+        receivers = {t.value.id for t in getattr(stmt, "targets", []) if isinstance(t, ast.Attribute)
+                     and isinstance(t.value, ast.Name) and t.value.id != instance}
+        local_defs = self._defs_visible(stmt)
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Lambda):
+                spec.callables.append(_lambda_location(node))
+            elif isinstance(node, ast.Name) and node.id in local_defs:
+                spec.callables.append(local_defs[node.id])
+            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                if node.value.id == instance and node.attr in methods or node.value.id in receivers:
+                    spec.methods.append(node.attr)
+            if isinstance(node, ast.Call):
+                name = dotted(node.func)
+                if name and name.rsplit(".", 1)[-1][:1].isupper():
+                    spec.ctors.append(name.rsplit(".", 1)[-1])
+        return spec
+
+    def _defs_visible(self, stmt: ast.stmt) -> dict[str, list[int]]:
+        """Functions (and lambdas bound to names) of the enclosing function bodies and the module, by name."""
+        out: dict[str, list[int]] = {}
+        scopes = [self.tree]
+        cur = self.parent.get(stmt)
+        while cur is not None:
+            if isinstance(cur, _FUNCS):
+                scopes.append(cur)
+            cur = self.parent.get(cur)
+        for scope in scopes:  # inner scopes last: they shadow outer names
+            for node in ast.walk(scope):
+                if isinstance(node, _FUNCS) and node is not scope:
+                    out[node.name] = [first_line(node), -1, -1]
+                elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda):
+                    for target in node.targets:
+                        if isinstance(target, ast.Name):
+                            out[target.id] = _lambda_location(node.value)
+        return out
+
+
+def _lambda_location(node: ast.Lambda) -> list[int]:
+    """Line and column span; the code object's first column falls inside it (two lambdas on one line)."""
+    return [node.lineno, node.col_offset, node.end_col_offset if node.end_lineno == node.lineno else 1 << 30]
+
+
+def _inside(node: ast.AST, outer: ast.AST) -> bool:
+    return (node.lineno, node.col_offset) > (outer.lineno, outer.col_offset) and \
+        (node.end_lineno, node.end_col_offset) <= (outer.end_lineno, outer.end_col_offset)
+
+
+def _instance_param(func: ast.AST) -> str | None:
+    args = func.args.posonlyargs + func.args.args
+    return args[0].arg if args else None
+
+
+def _stored_names(stmt: ast.stmt) -> set[str]:
+    """Attribute names and constant keys the statement stores into."""
+    out: set[str] = set()
+    targets: list[ast.AST] = []
+    if isinstance(stmt, ast.Assign):
+        targets = list(stmt.targets)
+    elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)):
+        targets = [stmt.target]
+    while targets:
+        t = targets.pop()
+        if isinstance(t, (ast.Tuple, ast.List)):
+            targets.extend(t.elts)
+        elif isinstance(t, ast.Subscript):
+            if isinstance(t.slice, ast.Constant) and isinstance(t.slice.value, str):
+                out.add(t.slice.value)
+            targets.append(t.value)
+        elif isinstance(t, ast.Attribute):
+            out.add(t.attr)
+    for node in ast.walk(stmt):
+        if not isinstance(node, ast.Call):
+            continue
+        if isinstance(node.func, ast.Attribute) and node.func.attr in STORE_METHODS:
+            receiver = strip_items(node.func.value)
+            if isinstance(receiver, ast.Attribute):
+                out.add(receiver.attr)
+        elif isinstance(node.func, ast.Name) and node.func.id == "setattr" and len(node.args) >= 2:
+            name = node.args[1]
+            if isinstance(name, ast.Constant) and isinstance(name.value, str):
+                out.add(name.value)
+    return out
