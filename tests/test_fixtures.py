@@ -32,7 +32,7 @@ def test_fixture_findings(path):
 
 def test_every_rule_has_a_leaky_fixture():
     covered = {code for p in CASES for _, code in expected(p)}
-    assert covered == set(RULES)
+    assert covered == set(RULES) - {"CYC900"}  # the runtime-only code has its --confirm test
 
 
 def test_clean_fixtures_are_clean():
@@ -46,4 +46,4 @@ def test_fixture_runs(path):
     """Fixtures are real programs: each one runs to completion with real torch."""
     pytest.importorskip("torch")
     proc = run([sys.executable, path.name], cwd=path.parent)
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.returncode == (1 if path.name == "raises.py" else 0), proc.stderr[-2000:]

@@ -268,6 +268,8 @@ class _Describer:
                 into["methods"].append({"name": getattr(func, "__name__", "?"),
                                         "file": _real(c.co_filename) if c else "", "line": c.co_firstlineno if c else 0,
                                         "self_mro": owner["mro"] if owner else []})
+            elif isinstance(obj, type):
+                into["class_objects"].append({"name": obj.__qualname__, "file": _class_file(obj)})
             elif t is types.FrameType:
                 c = obj.f_code
                 first, last = _code_span(c)
@@ -347,8 +349,10 @@ class Detector:
         self.reset_process()
         self.pending = None
         mp_util = sys.modules.get("multiprocessing.util")
-        if mp_util is not None:  # forked multiprocessing children leave through os._exit, not atexit
-            mp_util.Finalize(None, self.finish, exitpriority=0)
+        if mp_util is not None:
+            # forked multiprocessing children leave through os._exit, not atexit; their finalizers run
+            # first, but the registry is cleared after the fork, so register once it has been
+            mp_util.register_after_fork(self, lambda det: mp_util.Finalize(None, det.finish, exitpriority=0))
 
     # cycles
     def on_gc(self, phase: str, info: dict) -> None:
@@ -488,7 +492,7 @@ class Detector:
 
     def record_cycle(self, comp, tally, hanging, garbage, succ, labels, tensor_type) -> None:
         members = [garbage[v] for v in comp]
-        where = {"functions": [], "methods": [], "classes": [], "frames": []}
+        where = {"functions": [], "methods": [], "classes": [], "frames": [], "class_objects": []}
         self.describer.made_at(members, where)
         attrs = sorted({lab[1:] for (i, j), lab in labels.items() if lab.startswith(".") and i in comp and j in comp}
                        | {lab[2:-2] for (i, j), lab in labels.items()
@@ -496,7 +500,8 @@ class Detector:
         key = json.dumps([sorted((f["file"], f["line"], f["col"] or 0) for f in where["functions"]),
                           sorted({c["module"] + "." + c["name"] for c in where["classes"]}),
                           sorted((f["file"], f["first"]) for f in where["frames"]),
-                          sorted((m["file"], m["line"]) for m in where["methods"]), attrs])
+                          sorted((m["file"], m["line"]) for m in where["methods"]),
+                          sorted((c["file"], c["name"]) for c in where["class_objects"]), attrs])
         entry = self.cycles.get(key)
         if entry is None:
             entry = self.cycles[key] = {

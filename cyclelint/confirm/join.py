@@ -58,6 +58,8 @@ def cycle_matches(spec: CycleSpec, cyc: dict) -> bool:
             return True
         names = {c["name"].rsplit(".", 1)[-1] for c in classes}
         return code == "CYC202" and owner and any(c in names for c in spec.ctors)
+    if code == "CYC405":
+        return any(c["name"] == spec.cls and c["file"] == file for c in cyc.get("class_objects", []))
     if code == "CYC401":
         return any(f["first"] <= spec.line <= f["last"] for f in frames)
     return False
@@ -101,7 +103,7 @@ def join(findings: Sequence[Finding], plan: Plan, evidence: list[dict], roots: S
     out = Outcome(findings=list(findings), processes=len(evidence))
     out.cuda = any(e.get("cuda_available") for e in evidence)
     ran = {i for e in evidence for i in e.get("ran", [])}
-    cycles = [c for e in evidence for c in e.get("cycles", [])]
+    cycles = [dict(c, pid=e["pid"]) for e in evidence for c in e.get("cycles", [])]
     matched: set[int] = set()
     confirmations: dict[int, dict] = {}
     for spec in plan.cycles:
@@ -118,7 +120,7 @@ def join(findings: Sequence[Finding], plan: Plan, evidence: list[dict], roots: S
             "status": CONFIRMED, "device": _device(devices, out.cuda), "bytes": sum(devices.values()), "count": count,
             "evidence": f"{count} cycle{'s' * (count != 1)} freed by the collector held "
                         f"{human_bytes(sum(devices.values()))} of tensors: {describe_cycle(first['graph'])}",
-            "cycle": first["graph"],
+            "cycle": first["graph"], "pids": sorted({cycles[n]["pid"] for n in hits}),
         }
     _judge_loops(findings, plan, evidence, confirmations)
     _judge_survivors(evidence, plan, confirmations, out.cuda)

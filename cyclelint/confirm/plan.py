@@ -170,6 +170,9 @@ class _Source:
         spec = CycleSpec(index, code, path, line, cls=self.qualname(cls) if cls is not None else None)
         instance = _instance_param(func) if cls is not None and func is not None else None
         methods = {n.name for n in cls.body if isinstance(n, _FUNCS)} if cls is not None else set()
+        if isinstance(stmt, ast.ClassDef):  # CYC405: the class object made by each call
+            spec.cls = self.qualname(stmt)
+            return spec
         if isinstance(stmt, _FUNCS):  # CYC403: the function itself
             spec.callables.append([first_line(stmt), -1, -1])
             return spec

@@ -1,0 +1,174 @@
+"""``--confirm`` end to end: the real CLI runs real fixture programs with real torch (CPU here)."""
+import gc
+import importlib.util
+import json
+import sys
+from html.parser import HTMLParser
+
+import pytest
+
+from cyclelint.findings import RULES
+
+from .conftest import FIXTURES, ROOT, run, tool
+
+pytest.importorskip("torch")
+
+LEAKS = sorted(p for p in FIXTURES.rglob("*_leak.py")) + sorted((FIXTURES / "confirm").glob("[!_]*.py"))
+CLEAN = sorted(p for p in FIXTURES.rglob("*_clean.py"))
+EVERY_STATIC_RULE = ",".join(code for code in RULES if code != "CYC900")
+
+
+def confirm(target, *command, extra=()):
+    command = command or (sys.executable, str(target))
+    proc = run([tool("cyclelint"), str(target), "--no-cache", "--select", EVERY_STATIC_RULE, "--format", "json",
+                *extra, "--confirm", "--", *command], cwd=ROOT)
+    assert proc.stdout.strip(), proc.stderr[-3000:]
+    start = proc.stdout.index('{\n  "version"')  # the child's own output comes first
+    return proc, json.loads(proc.stdout[start:])["findings"]
+
+
+@pytest.mark.parametrize("path", [p for p in LEAKS if p.name != "runtime_only.py"], ids=lambda p: p.name)
+def test_every_leak_is_confirmed_with_bytes(path):
+    proc, findings = confirm(path)
+    assert findings, proc.stderr[-2000:]
+    for f in findings:
+        c = f["confirmation"]
+        assert f["code"] != "CYC900", f  # every cycle in these programs has a static finding
+        assert c["status"] == "confirmed", (f["line"], f["code"], c)
+        assert c["bytes"] > 0 and c["count"] > 0, c
+        assert c["device"] == "cpu"
+        assert c["evidence"]
+
+
+@pytest.mark.parametrize("path", CLEAN, ids=lambda p: p.name)
+def test_clean_twins_confirm_nothing(path):
+    proc, findings = confirm(path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert findings == []
+
+
+def test_a_cycle_the_static_pass_cannot_see_is_cyc900_at_its_class():
+    path = FIXTURES / "confirm" / "runtime_only.py"
+    _, findings = confirm(path)
+    assert [(f["code"], f["line"]) for f in findings] == [("CYC900", 9)]
+    c = findings[0]["confirmation"]
+    assert c["status"] == "confirmed" and c["bytes"] >= 20 * 4 * (1 << 16) // 2
+    assert "Recorder" in c["evidence"] and "parent_of" in c["evidence"]
+
+
+def test_cyc900_can_be_ignored():
+    path = FIXTURES / "confirm" / "runtime_only.py"
+    _, findings = confirm(path, extra=("--ignore", "CYC9"))
+    assert findings == []
+
+
+def test_a_failing_child_passes_its_status_through_and_still_reports():
+    proc, findings = confirm(FIXTURES / "confirm" / "raises.py")
+    assert proc.returncode == 1
+    assert "step 21 failed" in proc.stderr
+    assert [f["confirmation"]["status"] for f in findings] == ["confirmed"]
+
+
+def test_child_output_passes_through():
+    proc, _ = confirm(FIXTURES / "confirm" / "multiproc.py")
+    assert proc.stdout.startswith("parent ")
+
+
+def test_multiprocessing_children_are_watched():
+    _, findings = confirm(FIXTURES / "confirm" / "multiproc.py")
+    (f,) = findings
+    assert f["confirmation"]["status"] == "confirmed"
+    assert len(f["confirmation"]["pids"]) == 2  # the fork child and the spawn child; the parent made none
+
+
+def test_not_run_and_not_observed():
+    path = FIXTURES / "cyc1" / "lambda_leak.py"
+    _, findings = confirm(path, sys.executable, "-c", "pass")
+    assert {f["confirmation"]["status"] for f in findings} == {"not-run"}
+    keep_alive = ("import sys; sys.path.insert(0, 'fixtures/cyc1'); import lambda_leak as m; "
+                  "kept = m.ViewedPending(m.PendingTensor(4), 2)")
+    _, findings = confirm(path, sys.executable, "-c", keep_alive)
+    by_line = {f["line"]: f["confirmation"]["status"] for f in findings}
+    assert by_line[23] == "not-observed"  # ran, but the object is still alive: nothing was collected
+    assert by_line[33] == "not-run"
+
+
+def test_html_report_is_self_contained(tmp_path):
+    page = tmp_path / "report.html"
+    confirm(FIXTURES / "cyc2" / "node_pair_leak.py", extra=("--confirm-report", str(page)))
+    text = page.read_text(encoding="utf-8")
+    assert "http://" not in text and "https://" not in text
+    assert "<script" not in text
+    assert text.count("<svg") == 3  # one drawing per confirmed finding: CYC405 and both CYC201
+    assert "class='tensor'" in text and "MiB" in text
+
+    class Nesting(HTMLParser):
+        """Every element that is opened is closed in order (void and self-closed ones aside)."""
+
+        def __init__(self):
+            super().__init__()
+            self.stack = []
+
+        def handle_starttag(self, tag, attrs):
+            if tag not in ("meta", "br"):
+                self.stack.append(tag)
+
+        def handle_endtag(self, tag):
+            assert self.stack and self.stack[-1] == tag, (tag, self.stack[-5:])
+            self.stack.pop()
+
+    checker = Nesting()
+    checker.feed(text)
+    checker.close()
+    assert checker.stack == []
+
+
+def test_confirm_report_needs_confirm(tmp_path):
+    proc = run([tool("cyclelint"), "fixtures/cyc1", "--confirm-report", str(tmp_path / "x.html")], cwd=ROOT)
+    assert proc.returncode == 2 and "--confirm-report needs --confirm" in proc.stderr
+
+
+def test_the_parent_never_imports_torch():
+    script = ("import sys; from cyclelint.cli import main; "
+              "rc = main(['fixtures/cyc1/closure_leak.py', '--no-cache', '--confirm', '--', sys.executable, "
+              "'fixtures/cyc1/closure_leak.py']); assert 'torch' not in sys.modules; print('rc', rc)")
+    proc = run([sys.executable, "-c", script], cwd=ROOT)
+    assert "rc 1" in proc.stdout, proc.stderr[-2000:]
+    assert "[confirmed:" in proc.stdout
+
+
+def _detector():
+    spec = importlib.util.spec_from_file_location("_cyclelint_detector_test", ROOT / "cyclelint/confirm/detector.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_detector_restores_every_global_it_touches(tmp_path):
+    det_module = _detector()
+    before = (gc.get_debug(), sys.gettrace(), list(gc.callbacks), gc.get_freeze_count(), gc.isenabled())
+    det = det_module.Detector({"files": {str(tmp_path / "x.py"): {"ranges": [[1, 1, 0]], "samples": []}}},
+                              str(tmp_path))
+    det.install()
+    try:
+        assert det.on_gc in gc.callbacks and sys.gettrace() == det.on_call
+    finally:
+        det.finish()
+    assert (gc.get_debug(), sys.gettrace(), list(gc.callbacks), gc.get_freeze_count(), gc.isenabled()) == before
+    evidence = json.loads((tmp_path / f"evidence-{det.pid}.json").read_text())
+    assert evidence["finished"] is True
+
+
+def test_detector_measures_graph_growth():
+    import torch
+
+    measure = _detector().measure
+    w = torch.ones(8, requires_grad=True)
+    total = torch.zeros(())
+    sizes = []
+    for _ in range(3):
+        total = total + (w * 2).sum()
+        sizes.append(measure(total)["nodes"])
+    assert sizes[0] < sizes[1] < sizes[2]
+    assert measure(total.detach())["nodes"] == 0
+    assert measure([torch.ones(4), torch.ones(4)])["bytes"] == 32
