@@ -24,7 +24,7 @@ import warnings
 ENV_DIR = "CYCLELINT_CONFIRM_DIR"
 ENV_PLAN = "CYCLELINT_CONFIRM_PLAN"
 RATIO = 20  # the detector's own work may take 1/RATIO of the run's time...
-GRACE = 0.5  # ...plus this many seconds, so that short programs are watched in full
+GRACE = 0.25  # ...plus this many seconds, so that short programs are watched in full
 MAX_NODES = 200_000  # autograd nodes walked per sample
 MAX_ITEMS = 20_000  # container items walked per sample
 MAX_SAMPLES = 48  # per watched accumulator
@@ -288,6 +288,7 @@ class Detector:
         self.plan = plan
         self.out_dir = out_dir
         self.files = plan.get("files", {})
+        self.flagged = len({fid for spec in self.files.values() for _, _, fid in spec.get("ranges", [])})
         self.describer = _Describer()
         self.code_watch: dict = {}
         self.path_cache: dict[str, str | None] = {}
@@ -406,15 +407,17 @@ class Detector:
             del gc.garbage[start:end]  # only what our sampled collection saved: the program may save its own
             self.stats["collections_sampled"] += 1
             self.stats["garbage_objects"] += len(garbage)
+            holds_tensors = False
             try:
                 with warnings.catch_warnings():  # reading objects must not print the program's deprecations
                     warnings.simplefilter("ignore")
-                    self.read_garbage(garbage)
+                    holds_tensors = self.read_garbage(garbage)
             except Exception as exc:  # the detector must never break the program it watches
                 self.stats["analysis_error"] = f"{type(exc).__name__}: {exc}"
             before = self.cuda_allocated()
             del garbage
-            gc.collect(min(generation + 1, 2))
+            if holds_tensors:  # free device memory now; other garbage waits for the next collection
+                gc.collect(min(generation + 1, 2))
             after = self.cuda_allocated()
             if before is not None and after is not None and before > after:
                 self.stats["cuda_bytes_freed"] += before - after
@@ -433,10 +436,11 @@ class Detector:
             pass
         return None
 
-    def read_garbage(self, garbage: list) -> None:
+    def read_garbage(self, garbage: list) -> bool:
+        """Record the cycles among ``garbage`` that hold tensors; says whether any tensor was there."""
         tensor_type = _tensor_type()
         if tensor_type is None or not _any_tensor(garbage, tensor_type):
-            return  # the common case, made cheap: no tensor among the garbage or what it points at
+            return False  # the common case, made cheap: no tensor among the garbage or what it points at
         ids = {id(o): i for i, o in enumerate(garbage)}
         succ: dict[int, list[int]] = {}
         labels: dict[tuple[int, int], str] = {}
@@ -463,6 +467,7 @@ class Detector:
                 continue
             self.record_cycle(comp, tally, hanging, garbage, succ, labels, tensor_type)
         self.dirty = True
+        return True
 
     @staticmethod
     def held_tensors(comp, n, owner, succ, garbage, outside, tensor_type, counted):
@@ -586,6 +591,8 @@ class Detector:
             return None
         for w in watch.on_entry:
             self.sample(w, frame)
+        if any(w.get("settled") for w in watch.on_entry):
+            watch.on_entry = [w for w in watch.on_entry if not w.get("settled")]
         return watch.trace if watch.hits or watch.samples else None
 
     def watch_for(self, code):
@@ -636,8 +643,25 @@ class Detector:
             self.busy = False
         self.stats["analysis_seconds"] += time.perf_counter() - t0
         self.dirty = True
+        if _settled([s[w.get("metric", "nodes")] for s in state["samples"]]):
+            w["settled"] = True  # growth is shown: stop paying for this loop
+            self.files[self.watched_path(w)]["samples"].remove(w)
+            self.maybe_stop_tracing()
         if time.perf_counter() - self.last_flush > 1.0:
             self.flush()
+
+    def watched_path(self, w: dict) -> str:
+        return next(path for path, spec in self.files.items() if w in spec["samples"])
+
+    def maybe_stop_tracing(self) -> None:
+        """Once every flagged line has run and every watched loop has shown growth, trace no more."""
+        if len(self.ran) < self.flagged or any(spec["samples"] for spec in self.files.values()):
+            return
+        if sys.gettrace() == self.on_call:
+            sys.settrace(self.saved["trace"])
+        if threading.gettrace() == self.on_call:
+            threading.settrace(self.saved["thread_trace"])
+        self.code_watch.clear()
 
     # evidence
     def evidence(self) -> dict:
@@ -731,8 +755,15 @@ class _CodeWatch:
         if ids:
             self.det.ran.update(ids)
             self.det.dirty = True
-        for w in self.samples.get(line, ()):
-            self.det.sample(w, frame)
+            self.det.maybe_stop_tracing()
+        watches = self.samples.get(line)
+        if watches:
+            for w in watches:
+                self.det.sample(w, frame)
+            if any(w.get("settled") for w in watches):
+                watches[:] = [w for w in watches if not w.get("settled")]
+                if not watches:
+                    del self.samples[line]
         if not self.hits and not self.samples:
             if not self.on_entry:
                 self.det.code_watch[self.code] = None  # nothing left to learn here: stop tracing it
@@ -743,6 +774,12 @@ class _CodeWatch:
 
 # Passes 1-8, then every ~1.5x: the cost of sampling stays logarithmic in the length of the loop.
 _DUE = set(range(1, 9)) | {int(8 * 1.5 ** k) for k in range(1, 60)}
+
+
+def _settled(values: list) -> bool:
+    """Six samples, each larger than the one before: the accumulator grows, no need to look further."""
+    tail = values[-6:]
+    return len(tail) == 6 and all(b > a for a, b in zip(tail, tail[1:]))
 
 
 def _resolve(expr: str, frame):

@@ -75,7 +75,8 @@ def build_plan(findings: Sequence[Finding]) -> Plan:
             loop = src.ancestor(stmt, _LOOPS, stop=_FUNCS)
             expr = accumulator(stmt)
             if loop is not None and expr:
-                spec["samples"].append({"id": f"L{i}", "finding": i, "at": "line", "line": loop.lineno, "expr": expr})
+                spec["samples"].append({"id": f"L{i}", "finding": i, "at": "line", "line": loop.lineno, "expr": expr,
+                                        "metric": "bytes" if f.code == "CYC304" else "nodes"})
         elif f.code == "CYC305":
             func = src.ancestor(stmt, _FUNCS)
             expr = accumulator(stmt)
