@@ -147,11 +147,14 @@ def _detector():
 def test_detector_restores_every_global_it_touches(tmp_path):
     det_module = _detector()
     before = (gc.get_debug(), sys.gettrace(), list(gc.callbacks), gc.get_freeze_count(), gc.isenabled())
-    det = det_module.Detector({"files": {str(tmp_path / "x.py"): {"ranges": [[1, 1, 0]], "samples": []}}},
+    det = det_module.Detector({"files": {str(tmp_path / "x.py"): {"ranges": [[2, 2, 0]], "samples": []}}},
                               str(tmp_path))
     det.install()
     try:
-        assert det.on_gc in gc.callbacks and sys.gettrace() == det.on_call
+        assert det.on_gc in gc.callbacks
+        assert sys.gettrace() is before[1]  # no flagged file has run yet: no tracing
+        exec(compile("x = 1", str(tmp_path / "x.py"), "exec"), {})
+        assert sys.gettrace() == det.on_call  # a flagged file started (its line 2 has not run yet): tracing
     finally:
         det.finish()
     assert (gc.get_debug(), sys.gettrace(), list(gc.callbacks), gc.get_freeze_count(), gc.isenabled()) == before

@@ -299,6 +299,8 @@ class Detector:
         self.busy = False
         self.installed = False
         self.finished = False
+        self.tracing = False
+        self.trace_done = False
         self.froze = False
 
     def reset_process(self) -> None:
@@ -321,8 +323,11 @@ class Detector:
                       "enabled": gc.isenabled()}
         gc.callbacks.append(self.on_gc)
         if self.files:
-            sys.settrace(self.on_call)
-            threading.settrace(self.on_call)
+            script = sys.argv[0] if getattr(sys, "argv", None) else ""
+            if script not in ("", "-c", "-m") and self.watched(script):
+                self.start_tracing()
+            else:  # trace from the moment a flagged file's code is executed, not through `import torch`
+                sys.addaudithook(self.on_audit)
         gc.collect()
         gc.freeze()  # the heap that existed before the command is never garbage worth reading
         self.froze = True
@@ -653,6 +658,16 @@ class Detector:
     def watched_path(self, w: dict) -> str:
         return next(path for path, spec in self.files.items() if w in spec["samples"])
 
+    def on_audit(self, event: str, args: tuple) -> None:
+        if event == "exec" and self.installed and not self.tracing and not self.trace_done and args \
+                and isinstance(args[0], types.CodeType) and self.watched(args[0].co_filename):
+            self.start_tracing()
+
+    def start_tracing(self) -> None:
+        self.tracing = True
+        sys.settrace(self.on_call)
+        threading.settrace(self.on_call)
+
     def maybe_stop_tracing(self) -> None:
         """Once every flagged line has run and every watched loop has shown growth, trace no more."""
         if len(self.ran) < self.flagged or any(spec["samples"] for spec in self.files.values()):
@@ -662,6 +677,7 @@ class Detector:
         if threading.gettrace() == self.on_call:
             threading.settrace(self.saved["thread_trace"])
         self.code_watch.clear()
+        self.tracing, self.trace_done = False, True
 
     # evidence
     def evidence(self) -> dict:
