@@ -319,8 +319,7 @@ class Detector:
 
     # install / restore
     def install(self) -> None:
-        self.saved = {"debug": gc.get_debug(), "trace": sys.gettrace(), "thread_trace": threading.gettrace(),
-                      "enabled": gc.isenabled()}
+        self.saved = {"debug": gc.get_debug(), "trace": sys.gettrace(), "thread_trace": threading.gettrace()}
         gc.callbacks.append(self.on_gc)
         if self.files:
             script = sys.argv[0] if getattr(sys, "argv", None) else ""
@@ -353,7 +352,9 @@ class Detector:
     def after_fork(self) -> None:
         """A forked child (multiprocessing, DataLoader workers) reports on its own."""
         self.reset_process()
-        self.pending = None
+        if self.pending is not None:  # the parent's garbage, copied into this child: not ours to read
+            del gc.garbage[self.pending[0]:self.pending[1]]
+            self.pending = None
         mp_util = sys.modules.get("multiprocessing.util")
         if mp_util is not None:
             # forked multiprocessing children leave through os._exit, not atexit; their finalizers run
