@@ -288,6 +288,9 @@ class Detector:
         self.plan = plan
         self.out_dir = out_dir
         self.files = plan.get("files", {})
+        for path, spec in self.files.items():
+            for w in spec.get("samples", []):
+                w["file"] = path
         self.flagged = len({fid for spec in self.files.values() for _, _, fid in spec.get("ranges", [])})
         self.describer = _Describer()
         self.code_watch: dict = {}
@@ -651,13 +654,10 @@ class Detector:
         self.dirty = True
         if _settled([s[w.get("metric", "nodes")] for s in state["samples"]]):
             w["settled"] = True  # growth is shown: stop paying for this loop
-            self.files[self.watched_path(w)]["samples"].remove(w)
+            self.files[w["file"]]["samples"].remove(w)
             self.maybe_stop_tracing()
         if time.perf_counter() - self.last_flush > 1.0:
             self.flush()
-
-    def watched_path(self, w: dict) -> str:
-        return next(path for path, spec in self.files.items() if w in spec["samples"])
 
     def on_audit(self, event: str, args: tuple) -> None:
         if event == "exec" and self.installed and not self.tracing and not self.trace_done and args \

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..findings import Finding, human_bytes
-from .plan import LOOP_CODES, CycleSpec, Plan, real
+from .plan import CycleSpec, Plan, real
 
 CONFIRMED, NOT_OBSERVED, NOT_RUN = "confirmed", "not-observed", "not-run"
 
@@ -196,14 +196,15 @@ def runtime_only(cycles: list[dict], roots: Sequence[str], out: Outcome) -> list
     for (path, line), entry in sorted(by_place.items()):
         nbytes = sum(entry["devices"].values())
         device = _device(entry["devices"], out.cuda)
-        shown = os.path.relpath(path) if not os.path.relpath(path).startswith("..") else path
+        rel = os.path.relpath(path)
+        ring = describe_cycle(entry["graph"])
         found.append(Finding(
-            shown, line, 1, line, 1, "CYC900",
+            path if rel.startswith("..") else rel, line, 1, line, 1, "CYC900",
             f"runtime-only cycle: {entry['count']} cycle{'s' * (entry['count'] != 1)} made here held "
-            f"{human_bytes(nbytes)} of {device} tensors until the collector freed them "
-            f"({describe_cycle(entry['graph'])}); no static rule saw how",
+            f"{human_bytes(nbytes)} of {device} tensors until the collector freed them ({ring}); "
+            "no static rule saw how",
             confirmation={"status": CONFIRMED, "device": device, "bytes": nbytes, "count": entry["count"],
-                          "evidence": describe_cycle(entry["graph"]), "cycle": entry["graph"]},
+                          "evidence": ring, "cycle": entry["graph"]},
         ))
     return found
 

@@ -11,7 +11,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..astutil import dotted, strip_items
+from ..astutil import dotted, stores, strip_items
 from ..findings import Finding
 from ..vocabulary import INPLACE, STORE_METHODS
 
@@ -232,32 +232,12 @@ def _instance_param(func: ast.AST) -> str | None:
 
 
 def _stored_names(stmt: ast.stmt) -> set[str]:
-    """Attribute names and constant keys the statement stores into."""
+    """Attribute names the statement stores into: ``o.attr = v``, ``o.attr[k] = v``, ``o.attr.append(v)``."""
+    calls = [n for n in ast.walk(stmt) if isinstance(n, ast.Call)]
     out: set[str] = set()
-    targets: list[ast.AST] = []
-    if isinstance(stmt, ast.Assign):
-        targets = list(stmt.targets)
-    elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)):
-        targets = [stmt.target]
-    while targets:
-        t = targets.pop()
-        if isinstance(t, (ast.Tuple, ast.List)):
-            targets.extend(t.elts)
-        elif isinstance(t, ast.Subscript):
-            if isinstance(t.slice, ast.Constant) and isinstance(t.slice.value, str):
-                out.add(t.slice.value)
-            targets.append(t.value)
-        elif isinstance(t, ast.Attribute):
-            out.add(t.attr)
-    for node in ast.walk(stmt):
-        if not isinstance(node, ast.Call):
-            continue
-        if isinstance(node.func, ast.Attribute) and node.func.attr in STORE_METHODS:
-            receiver = strip_items(node.func.value)
-            if isinstance(receiver, ast.Attribute):
-                out.add(receiver.attr)
-        elif isinstance(node.func, ast.Name) and node.func.id == "setattr" and len(node.args) >= 2:
-            name = node.args[1]
-            if isinstance(name, ast.Constant) and isinstance(name.value, str):
-                out.add(name.value)
+    for owner, _, slot in stores(stmt, calls):
+        if slot:
+            out.add(slot)
+        elif owner and "." in owner:
+            out.add(owner.rsplit(".", 1)[1])
     return out
