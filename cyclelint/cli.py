@@ -40,6 +40,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", "-j", type=int, metavar="N", help="worker processes (default: all cores)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
     p.add_argument("--config", metavar="PYPROJECT", help="pyproject.toml to read [tool.cyclelint] from")
+    fixing = p.add_mutually_exclusive_group()
+    fixing.add_argument("--fix", action="store_true",
+                        help="apply the safe rewrites (CYC301/CYC302: detach what is accumulated), then report what is left")
+    fixing.add_argument("--diff", action="store_true",
+                        help="print the rewrites --fix would make as a unified diff; change nothing")
     p.add_argument("--confirm", action="store_true",
                    help="then run COMMAND (after --; default: confirm-command from the config, else "
                         "`python -m pytest -q`) under the cycle and growth detector and mark each finding "
@@ -78,23 +83,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--confirm-report needs --confirm")
     if command is not None and not command:
         parser.error("nothing after --: give the command to run, or leave out -- for the default")
+    if args.confirm and (args.fix or args.diff):
+        parser.error("--confirm cannot be combined with --fix or --diff")
     try:
         cfg = load(args.config or find_pyproject(os.getcwd()))
-        findings, errors = lint_paths(
-            args.paths or ["."],
-            select=_codes(args.select) or cfg.select,
-            extend_select=(_codes(args.extend_select) or []) + cfg.extend_select,
-            ignore=(_codes(args.ignore) or []) + cfg.ignore,
-            exclude=cfg.exclude,
-            per_file_ignores=cfg.per_file_ignores,
-            base=cfg.base,
-            jobs=args.jobs,
-            cache=None if args.no_cache else _cache(cfg.base),
-        )
+        findings, errors = _lint(args, cfg)
         ignored = expand((_codes(args.ignore) or []) + cfg.ignore, selecting=False)
     except UsageError as exc:
         print(f"cyclelint: error: {exc}", file=sys.stderr)
         return 2
+    if args.diff:
+        return _diff(findings, errors, args.exit_zero)
+    if args.fix:
+        findings, errors = _fix(findings, errors, args, cfg)
     child_status = 0
     if args.confirm:
         from .confirm.cli import run_confirm
@@ -106,8 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.statistics and args.format == "text":
         report += statistics(findings)
     if args.format == "text":
-        for e in errors:
-            print(f"cyclelint: error: {e.path}: {e.message}", file=sys.stderr)
+        _print_errors(errors)
     if args.output:
         try:
             write_atomic(args.output, report)
@@ -121,6 +121,59 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.exit_zero:
         return 0
     return 1 if findings else 2 if errors else 0
+
+
+def _lint(args: argparse.Namespace, cfg):
+    return lint_paths(
+        args.paths or ["."],
+        select=_codes(args.select) or cfg.select,
+        extend_select=(_codes(args.extend_select) or []) + cfg.extend_select,
+        ignore=(_codes(args.ignore) or []) + cfg.ignore,
+        exclude=cfg.exclude,
+        per_file_ignores=cfg.per_file_ignores,
+        base=cfg.base,
+        jobs=args.jobs,
+        cache=None if args.no_cache else _cache(cfg.base),
+    )
+
+
+def _diff(findings, errors, exit_zero: bool) -> int:
+    """Unified diffs on stdout, a count on stderr; exit 1 when there is something to fix."""
+    from .fixes import plan_fixes, unified_diff
+
+    fixes, fix_errors = plan_fixes(findings)
+    for fix in fixes:
+        sys.stdout.write(unified_diff(fix))
+    _print_errors(errors + fix_errors)
+    n = sum(f.fixed for f in fixes)
+    print(f"Would fix {n} finding{'s' * (n != 1)} in {len(fixes)} file{'s' * (len(fixes) != 1)}.", file=sys.stderr)
+    if exit_zero:
+        return 0
+    return 1 if fixes else 2 if errors or fix_errors else 0
+
+
+def _fix(findings, errors, args, cfg):
+    """Write the rewrites, then lint again: what remains is reported at its new position."""
+    from .fixes import plan_fixes, write_fix
+
+    fixes, fix_errors = plan_fixes(findings)
+    written = []
+    for fix in fixes:
+        error = write_fix(fix)
+        if error is None:
+            written.append(fix)
+        else:
+            fix_errors.append(error)
+    n = sum(f.fixed for f in written)
+    print(f"Fixed {n} finding{'s' * (n != 1)} in {len(written)} file{'s' * (len(written) != 1)}.", file=sys.stderr)
+    if written:
+        findings, errors = _lint(args, cfg)
+    return findings, errors + fix_errors
+
+
+def _print_errors(errors) -> None:
+    for e in errors:
+        print(f"cyclelint: error: {e.path}: {e.message}", file=sys.stderr)
 
 
 def _cache(base: str):

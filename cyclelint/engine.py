@@ -9,6 +9,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from .classtable import class_summaries
+from .files import read_source
 from .findings import Finding
 from .noqa import SKIP_FILE, noqa_codes, suppressed
 from .prefilter import may_have_findings
@@ -50,40 +51,108 @@ class FileResult:
     ctors: list[PendingCtor] = field(default_factory=list)
 
 
+@dataclass
+class Edits:
+    """Filled for ``--fix``: the parsed module, and each fixable finding with its rewrite."""
+
+    module: object = None
+    found: list = field(default_factory=list)
+
+
 def lint_source(source: bytes | str, path: str, enabled: frozenset[str], apply_noqa: bool = True,
-                prefilter: bool = True) -> FileResult:
+                prefilter: bool = True, edits: Edits | None = None) -> FileResult:
     """Lint one file's contents. Never raises for bad input: it becomes ``error``.
 
     A file that CPython parses and in which no enabled rule can match is answered from
-    the ``ast`` pre-filter; only the others pay for libcst (which is imported only then)."""
+    the ``ast`` pre-filter; only the others pay for libcst (which is imported only then).
+    ``edits``, when given, receives the module and each fixable finding's rewrite (see fixes.py)."""
     result = FileResult(path)
     raw = source.encode("utf-8", "surrogateescape") if isinstance(source, str) else source
     if SKIP_FILE in raw:
         return result
-    ast_error: str | None = None
-    if prefilter:
-        tree = None
-        try:
-            tree = ast.parse(source)  # bytes honour a coding cookie; str is already text
-        except SyntaxError as err:
-            ast_error = _located(err)  # libcst has its say below; CPython places the error better
-        except (ValueError, RecursionError, MemoryError):
-            pass
-        if tree is not None and not may_have_findings(tree, enabled, raw):
+    try:
+        tree, ast_error = _parse_ast(source)
+        if tree is None and not _libcst_may_try(ast_error, source):
+            result.error = ast_error.message
+            return result
+        if prefilter and tree is not None and not may_have_findings(tree, enabled, raw):
             result.classes = {name: ClassSummary(**c) for name, c in class_summaries(tree).items()}
             return result
+        _parse_and_analyse(source, path, enabled, result, apply_noqa, ast_error, edits)
+    except Exception as exc:  # a bug of ours must cost one file, not the whole run
+        result.findings, result.ctors = [], []
+        result.error = f"internal error, please report it: {type(exc).__name__}: {exc}"
+    return result
+
+
+@dataclass
+class AstError:
+    message: str
+    final: bool  # libcst cannot do better (undecodable, NUL bytes), or would overflow its native stack (too deep)
+
+
+def _parse_ast(source: bytes | str):
+    """CPython's parse (bytes honour a coding cookie; str is already text), or why it failed."""
+    try:
+        return ast.parse(source), None
+    except SyntaxError as err:
+        if err.lineno is None:  # NUL bytes: not a position in the file
+            return None, AstError(f"cannot parse: {err.msg}", True)
+        if err.msg.startswith("(unicode error)"):  # bytes that are not in the file's encoding
+            return None, AstError(f"cannot decode line {err.lineno}: {err.msg.split(' ', 2)[2]}", True)
+        return None, AstError(_located(err), err.msg in _TOO_DEEP)
+    except (RecursionError, MemoryError):
+        return None, AstError("too deeply nested to analyse", True)
+    except ValueError as err:
+        return None, AstError(f"cannot parse: {err}", True)
+
+
+_TOO_DEEP = {"too many nested parentheses", "too many levels of indentation", "too many statically nested blocks"}
+_MAX_LIBCST_DEPTH = 200  # CPython's own limit on nested brackets
+_MAX_LIBCST_TOKENS = 2500  # per logical line: below where CPython itself gives up on long chains
+
+
+def _libcst_may_try(err: AstError | None, source: bytes | str) -> bool:
+    """Files CPython 3.11 rejects still go to libcst, whose grammar knows newer syntax, but only
+    when shallow: its native parser recurses without a limit and would crash the process."""
+    if err is None:
+        return True
+    if err.final:
+        return False
+    import io
+    import tokenize
+
+    depth = count = 0
+    lines = io.BytesIO(source if isinstance(source, bytes) else source.encode("utf-8", "surrogateescape")).readline
+    try:
+        for tok in tokenize.tokenize(lines):
+            if tok.type == tokenize.OP:
+                depth += tok.string in "([{"
+                depth -= tok.string in ")]}"
+            count = 0 if tok.type == tokenize.NEWLINE else count + 1
+            if depth > _MAX_LIBCST_DEPTH or count > _MAX_LIBCST_TOKENS:
+                return False
+    except (tokenize.TokenError, SyntaxError, UnicodeError, LookupError, ValueError):
+        return False
+    return True
+
+
+def _parse_and_analyse(source, path, enabled, result: FileResult, apply_noqa: bool, ast_error: AstError | None,
+                       edits: Edits | None) -> None:
     import libcst as cst
 
     try:
         module = cst.parse_module(source)
-        _analyse(module, path, enabled, result, apply_noqa)
+        if edits is not None:
+            edits.module = module
+        _analyse(module, path, enabled, result, apply_noqa, edits)
     except cst.ParserSyntaxError as exc:
-        result.error = _syntax_message(exc, source, ast_error)
+        result.error = ast_error.message if ast_error else _libcst_syntax_message(exc)
     except RecursionError:
+        result.findings, result.ctors = [], []
         result.error = "too deeply nested to analyse"
     except (UnicodeError, LookupError, SyntaxError, ValueError) as exc:
         result.error = f"cannot decode or parse: {exc}"
-    return result
 
 
 def _located(err: SyntaxError) -> str:
@@ -91,30 +160,22 @@ def _located(err: SyntaxError) -> str:
     return f"syntax error at line {err.lineno}, column {err.offset or 1}: {err.msg}"
 
 
-def _syntax_message(exc, source: bytes | str, ast_error: str | None) -> str:
-    """Python's own parser places the error better than libcst's (asked here only when the
-    pre-filter did not already)."""
-    if ast_error is not None:
-        return ast_error
-    try:
-        ast.parse(source)
-    except SyntaxError as err:
-        return _located(err)
-    except (ValueError, RecursionError, MemoryError):
-        pass
+def _libcst_syntax_message(exc) -> str:
+    """Only for a file CPython parsed and libcst did not (CPython places errors better)."""
     m = re.search(r"error at (\d+):(\d+): (.*)", exc.message, re.DOTALL)
     if m:
         return f"syntax error at line {m.group(1)}, column {int(m.group(2)) + 1}: {m.group(3).strip()}"
     return f"syntax error at line {exc.raw_line}, column {exc.raw_column + 1}: {exc.message.strip()}"
 
 
-def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, apply_noqa: bool) -> None:
+def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, apply_noqa: bool,
+             edits: Edits | None = None) -> None:
     from .analysis.walker import FileFacts, Walker
     from .rules import ALL_RULES
 
-    reports: list[tuple[object, str, str]] = []
+    reports: list[tuple[object, str, str, object]] = []
     facts = FileFacts(path)
-    rules = [rule(lambda n, c, m: reports.append((n, c, m)), enabled) for rule in ALL_RULES if set(rule.codes) & enabled]
+    rules = [rule(lambda *report: reports.append(report), enabled) for rule in ALL_RULES if set(rule.codes) & enabled]
     Walker(facts, rules).run(module)
     for name, info in facts.classes.items():
         result.classes[name] = ClassSummary(
@@ -134,13 +195,17 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
         return noqa_codes(lines[line - 1]) if apply_noqa and 0 < line <= len(lines) else None
 
     seen = set()
-    for node, code, message in reports:
+    for node, code, message, fix in reports:
         r = positions[node]
         key = (r.start.line, r.start.column, code)
         if key in seen or suppressed(code, noqa_at(r.start.line)):
             continue
         seen.add(key)
-        result.findings.append(Finding(path, r.start.line, r.start.column + 1, r.end.line, r.end.column + 1, code, message))
+        finding = Finding(path, r.start.line, r.start.column + 1, r.end.line, r.end.column + 1, code, message,
+                          fixable=fix is not None)
+        result.findings.append(finding)
+        if fix is not None and edits is not None:
+            edits.found.append((finding, fix))
     for call in ctor_calls:
         r = positions[call.stmt]
         result.ctors.append(PendingCtor(r.start.line, r.start.column + 1, r.end.line, r.end.column + 1, call.cls_name,
@@ -158,9 +223,8 @@ def run_jobs(jobs: Sequence[tuple[str, frozenset[str]]], workers: int, cache=Non
     todo: list[tuple[int, str | None, tuple[str, bytes, frozenset[str]]]] = []
     for i, (path, enabled) in enumerate(jobs):
         try:
-            with open(path, "rb") as fh:
-                data = fh.read()
-        except OSError as exc:
+            data = read_source(path)
+        except OSError as exc:  # vanished, unreadable, a folder or FIFO named *.py, a link loop
             results[i] = FileResult(path, error=f"cannot read: {exc.strerror or exc}")
             continue
         key = cache.key(path, data, enabled) if cache is not None else None
@@ -170,11 +234,7 @@ def run_jobs(jobs: Sequence[tuple[str, frozenset[str]]], workers: int, cache=Non
         else:
             todo.append((i, key, (path, data, enabled)))
     if workers > 1 and len(todo) >= 8:
-        from concurrent.futures import ProcessPoolExecutor  # not on the one-file (pre-commit) path
-
-        chunk = max(1, min(16, len(todo) // (workers * 8)))
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            fresh = list(pool.map(_lint_job, [t[2] for t in todo], chunksize=chunk))
+        fresh = _in_pool([t[2] for t in todo], workers)
     else:
         fresh = [_lint_job(t[2]) for t in todo]
     for (i, key, _), res in zip(todo, fresh):
@@ -182,6 +242,22 @@ def run_jobs(jobs: Sequence[tuple[str, frozenset[str]]], workers: int, cache=Non
         if key is not None:
             cache.put(key, res)
     return results  # type: ignore[return-value]
+
+
+def _in_pool(jobs: list[tuple[str, bytes, frozenset[str]]], workers: int) -> list[FileResult]:
+    from concurrent.futures import ProcessPoolExecutor  # not on the one-file (pre-commit) path
+    from concurrent.futures.process import BrokenProcessPool
+
+    chunk = max(1, min(16, len(jobs) // (workers * 8)))
+    fresh: list[FileResult] = []
+    try:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            for res in pool.map(_lint_job, jobs, chunksize=chunk):
+                fresh.append(res)
+    except BrokenProcessPool:  # a worker was killed (out of memory, or a crash in a native parser)
+        fresh += [FileResult(job[0], error="not linted: a worker process died; `--jobs 1` names the file that kills it")
+                  for job in jobs[len(fresh):]]
+    return fresh
 
 
 def resolve_project(results: Iterable[FileResult]) -> None:

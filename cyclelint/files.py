@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import stat
 from collections.abc import Iterable, Iterator
 from pathlib import PurePosixPath
 
@@ -25,8 +26,24 @@ def matches(path: str, patterns: Iterable[str], base: str) -> bool:
     return False
 
 
+def read_source(path: str) -> bytes:
+    """The file's bytes. Raises OSError, also for what is not a regular file: a FIFO or a device
+    named ``*.py`` would block or never end (opened non-blocking, so the check cannot hang)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(0, "not a regular file")
+        with os.fdopen(fd, "rb") as fh:
+            fd = -1
+            return fh.read()
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
 def discover(paths: Iterable[str], exclude: Iterable[str] = (), base: str = ".") -> Iterator[tuple[str, str | None]]:
-    """Yield (path, problem) for each file to lint; problem is set for a path that does not exist."""
+    """Yield (path, problem) for each file to lint; problem is set for a path that does not exist
+    or a folder that cannot be listed."""
     exclude = list(exclude)
     base = os.path.abspath(base)
     seen: set[str] = set()
@@ -38,7 +55,11 @@ def discover(paths: Iterable[str], exclude: Iterable[str] = (), base: str = ".")
             if not matches(top, exclude, base):
                 yield from _once(top, seen)
             continue
-        for dirpath, dirnames, filenames in os.walk(top):
+        unlistable: list[OSError] = []
+        for dirpath, dirnames, filenames in os.walk(top, onerror=unlistable.append):
+            while unlistable:
+                err = unlistable.pop()
+                yield err.filename, f"cannot list folder: {err.strerror}"
             dirnames[:] = sorted(
                 d for d in dirnames
                 if d not in SKIP_DIRS
@@ -50,6 +71,8 @@ def discover(paths: Iterable[str], exclude: Iterable[str] = (), base: str = ".")
                     path = os.path.join(dirpath, name)
                     if not matches(path, exclude, base):
                         yield from _once(path, seen)
+        for err in unlistable:  # the top folder itself, or the last one listed
+            yield err.filename, f"cannot list folder: {err.strerror}"
 
 
 def _once(path: str, seen: set[str]) -> Iterator[tuple[str, None]]:

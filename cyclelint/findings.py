@@ -51,6 +51,7 @@ class Finding:
     code: str
     message: str
     confirmation: dict | None = None
+    fixable: bool = False  # --fix has a safe rewrite for it
 
     def sort_key(self) -> tuple:
         return (self.path, self.line, self.column, self.code, self.message)

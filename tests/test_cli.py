@@ -72,8 +72,8 @@ def test_json_format(tmp_path, cyclelint):
     assert proc.returncode == 1
     assert set(doc) == {"version", "findings", "errors"}
     first = doc["findings"][0]
-    assert set(first) == {"path", "line", "column", "end_line", "end_column", "code", "message"}
-    assert (first["line"], first["column"], first["code"]) == (4, 9, "CYC101")
+    assert set(first) == {"path", "line", "column", "end_line", "end_column", "code", "message", "fixable"}
+    assert (first["line"], first["column"], first["code"], first["fixable"]) == (4, 9, "CYC101", False)
     assert first["end_line"] == 4 and first["end_column"] > first["column"]
     assert [e["path"] for e in doc["errors"]] == [os.path.join(".", "bad.py")]
     assert "syntax error" in doc["errors"][0]["message"]

@@ -8,7 +8,7 @@ from ..findings import RULES, FileError, Finding
 
 
 def render(findings: Sequence[Finding], errors: Sequence[FileError]) -> str:
-    lines = [f"{f.path}:{f.line}:{f.column}: {f.code} {f.shown_message()}" for f in findings]
+    lines = [f"{f.path}:{f.line}:{f.column}: {f.code} {'[*] ' * f.fixable}{f.shown_message()}" for f in findings]
     if findings or errors:
         files = len({f.path for f in findings})
         summary = (f"Found {_count(len(findings), 'finding')} in {_count(files, 'file')}" if findings
@@ -16,6 +16,9 @@ def render(findings: Sequence[Finding], errors: Sequence[FileError]) -> str:
         if errors:
             summary += f"; {_count(len(errors), 'file')} could not be linted"
         lines.append(summary + ".")
+        fixable = sum(f.fixable for f in findings)
+        if fixable:
+            lines.append(f"[*] {fixable} fixable with --fix (--diff shows the change).")
     return "\n".join(lines) + ("\n" if lines else "")
 
 

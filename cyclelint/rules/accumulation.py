@@ -16,11 +16,11 @@ from ..analysis import exprs as ex
 from ..analysis.scopes import Function, Loop
 from ..analysis.tensors import Value
 from ..vocabulary import APPENDS, CONCAT_FUNCS, INPLACE
-from .base import Rule
+from .base import Rewrite, Rule
 
 MESSAGES = {
     "CYC301": "{acc} accumulates graph-attached values across loop iterations: every step's autograd graph stays "
-    "alive until {acc} dies; accumulate {val}.detach() (or float({val}) for a Python number)",
+    "alive until {acc} dies; accumulate {val}.detach() (or float({val}.detach()) for a Python number)",
     "CYC302": "{acc} collects graph-attached tensors in a loop and is not cleared there: each keeps its whole "
     "autograd graph alive; store {val}.detach() (and .cpu() if it must leave the device)",
     "CYC303": "{acc} is grown by concatenating graph-attached tensors across iterations: every step's graph stays "
@@ -30,6 +30,8 @@ MESSAGES = {
     "CYC305": "{acc} grows with graph-attached values on every call: the instance keeps the autograd graph of "
     "every call alive; update it from {val}.detach() or under torch.no_grad()",
 }
+FIXABLE = ("CYC301", "CYC302")
+SPREADS = frozenset({"extend", "extendleft"})  # the argument's elements are what is kept
 AUG_OPS = (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.DivideAssign)
 FORWARD_HOOKS = {"register_forward_hook": 3, "register_forward_pre_hook": 2}
 
@@ -45,6 +47,7 @@ class Candidate:
     state: bool = False  # grows an attribute of the instance: CYC305 when no loop explains it
     fn: Function | None = None
     backward_only: bool = False  # counts only in loops that call backward()/step()
+    fix: Rewrite | None = None  # the safe rewrite, for CYC301/CYC302
 
 
 class AccumulationRule(Rule):
@@ -61,6 +64,7 @@ class AccumulationRule(Rule):
         self.reported: set[int] = set()
         self.loop_found: list[tuple[Candidate, str]] = []
         self.callers: dict[str, set[bool]] = {}  # function name -> grad modes it is called in
+        self.numbers: set[tuple[int, str]] = set()  # (function, local) last bound to a number literal
 
     # -- events ------------------------------------------------------------
     def on_augassign(self, node, fn):
@@ -79,15 +83,21 @@ class AccumulationRule(Rule):
     def on_bind(self, name, value, stmt, fn):
         if name in ex.loaded_names(value) and not _walks_itself(value, name):
             self._recurrence(stmt, name, value, fn)
+        if _number_literal(value):
+            self.numbers.add((id(fn), name))
+        else:
+            self.numbers.discard((id(fn), name))
 
     def on_store(self, store, fn):
         if store.augmented:
             return  # judged by on_augassign
         path = store.owner
         if store.kind == "call":
-            if ex.method_name(store.call) not in APPENDS or not path:
+            method = ex.method_name(store.call)
+            if method not in APPENDS or not path:
                 return
-            self._add(store.stmt, "CYC302", path, store.value, self.walker.value(store.value), fn)
+            self._add(store.stmt, "CYC302", path, store.value, self.walker.value(store.value), fn,
+                      spread=method in SPREADS)
         elif store.kind == "item" and path and _keyed_by_variable(store.stmt):
             self._add(store.stmt, "CYC302", path, store.value, self.walker.value(store.value), fn)
         elif store.kind == "attr" and store.target:
@@ -107,8 +117,9 @@ class AccumulationRule(Rule):
                 val = Value()
                 for a in call.args:
                     val = val | self.walker.value(a.value)
-                if fn.grad_enabled:
-                    self._add(stmt, "CYC301", path, call.args[-1].value, val, fn)
+                positional = [a.value for a in call.args if a.keyword is None] or [call.args[-1].value]
+                if fn.grad_enabled:  # the tensor added is the last positional argument; alpha= is a number
+                    self._add(stmt, "CYC301", path, positional[-1], val, fn, fixes=positional)
         if name in FORWARD_HOOKS and fn.instance and call.args:
             hook = call.args[0].value
             method = fn.enclosing_method()
@@ -131,7 +142,8 @@ class AccumulationRule(Rule):
         # elsewhere (x = block(x) in a while loop) it is the forward computation itself.
         self._add(stmt, code, acc, value, self.walker.value(value), fn, backward_only=not _grows(value, acc))
 
-    def _add(self, stmt, code, acc, expr, val: Value, fn: Function, backward_only: bool = False) -> None:
+    def _add(self, stmt, code, acc, expr, val: Value, fn: Function, backward_only: bool = False,
+             spread: bool = False, fixes: list[cst.BaseExpression] | None = None) -> None:
         root = acc.split(".", 1)[0]
         binding = fn.bindings.get(root)
         if root == fn.instance or binding is None:
@@ -140,7 +152,26 @@ class AccumulationRule(Rule):
             loops = tuple(loop for loop in fn.loops if loop not in binding.loops)
         state = bool(fn.instance) and root == fn.instance and fn.enclosing_method() is not None
         if loops or state:
-            self.cands.setdefault(id(fn), []).append(Candidate(stmt, code, acc, expr, val, loops, state, fn, backward_only))
+            fix = None if backward_only else self._rewrite(fixes or [expr], code, acc, fn, spread)
+            self.cands.setdefault(id(fn), []).append(
+                Candidate(stmt, code, acc, expr, val, loops, state, fn, backward_only, fix))
+
+    def _rewrite(self, exprs: list[cst.BaseExpression], code: str, acc: str, fn: Function,
+                 spread: bool) -> Rewrite | None:
+        """Detach what is kept: the value itself, or the elements of a list or tuple literal.
+        A Python-number accumulator keeps being one: ``float(value.detach())``, as in the PyTorch FAQ
+        (which writes ``float(loss)``; current PyTorch warns unless the value is detached first)."""
+        how = "float" if code == "CYC301" and (id(fn), acc) in self.numbers else "detach"
+        parts: list[cst.BaseExpression] = []
+        for expr in exprs:
+            if isinstance(expr, (cst.List, cst.Tuple)):
+                parts += [e.value for e in expr.elements if not isinstance(e, cst.StarredElement)]
+            elif spread or isinstance(expr, _NOT_A_TENSOR):
+                return None  # extend(xs) keeps the elements of xs: there is nothing to detach in place
+            else:
+                parts.append(expr)
+        kept = [p for p in parts if self.walker.value(p, fn).attached]
+        return tuple((p, how) for p in kept) or None
 
     # -- judging -----------------------------------------------------------
     def leave_function(self, fn):
@@ -199,7 +230,7 @@ class AccumulationRule(Rule):
     def _emit(self, c: Candidate, code: str) -> None:
         self.reported.add(id(c.stmt))
         val = _short(c.expr)
-        self.report(c.stmt, code, MESSAGES[code].format(acc=c.acc, val=val))
+        self.report(c.stmt, code, MESSAGES[code].format(acc=c.acc, val=val), c.fix if code in FIXABLE else None)
 
 
 def _grows(value: cst.BaseExpression, path: str) -> bool:
@@ -219,6 +250,17 @@ def _grows(value: cst.BaseExpression, path: str) -> bool:
         elif isinstance(cur, cst.UnaryOperation):
             stack.append(cur.expression)
     return False
+
+
+_NOT_A_TENSOR = (cst.Dict, cst.Set, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.StarredElement,
+                 cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+
+
+def _number_literal(value: cst.BaseExpression) -> bool:
+    """``0``, ``0.0``, ``-1.5``: an accumulator that starts as a Python number."""
+    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, (cst.Minus, cst.Plus)):
+        value = value.expression
+    return isinstance(value, (cst.Integer, cst.Float))
 
 
 def _walks_itself(value: cst.BaseExpression, name: str) -> bool:

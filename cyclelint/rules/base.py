@@ -6,6 +6,10 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+# (expression, how) pairs: each expression is replaced by ``expr.detach()`` ("detach") or
+# ``float(expr)`` ("float") when the finding is fixed.
+Rewrite = tuple[tuple[cst.BaseExpression, str], ...]
+
 if TYPE_CHECKING:
     from ..analysis.scopes import ClassInfo, Function
     from ..analysis.walker import Store, Walker
@@ -18,13 +22,14 @@ class Rule:
     codes: tuple[str, ...] = ()
     walker: Walker
 
-    def __init__(self, report: Callable[[cst.CSTNode, str, str], None], enabled: frozenset[str]):
+    def __init__(self, report: Callable[[cst.CSTNode, str, str, Rewrite | None], None], enabled: frozenset[str]):
         self._report = report
         self.enabled = enabled
 
-    def report(self, node: cst.CSTNode, code: str, message: str) -> None:
+    def report(self, node: cst.CSTNode, code: str, message: str, fix: Rewrite | None = None) -> None:
+        """``fix``: the safe rewrite that ``--fix`` applies for this finding, if there is one."""
         if code in self.enabled:
-            self._report(node, code, message)
+            self._report(node, code, message, fix)
 
     # hooks, all optional
     def enter_class(self, cls: ClassInfo, parent: Function) -> None: ...

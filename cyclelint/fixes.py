@@ -1,0 +1,103 @@
+"""``--fix`` and ``--diff``: apply the safe rewrites the rules attach to their findings.
+
+The file is parsed again and changed node by node through libcst, so formatting, comments,
+encoding, BOM and line endings stay as they were. A rewrite is kept only when the result still
+parses, and written only over the very bytes it was computed from."""
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import libcst as cst
+
+from .atomic import write_atomic
+from .engine import Edits, lint_source
+from .files import read_source
+from .findings import FileError, Finding
+
+
+@dataclass
+class FileFix:
+    path: str
+    before: bytes
+    after: bytes
+    fixed: int  # findings the rewrite removes
+    encoding: str
+
+
+def plan_fixes(findings: Iterable[Finding]) -> tuple[list[FileFix], list[FileError]]:
+    """The rewrite of each file with fixable findings, computed from its current bytes."""
+    codes: dict[str, set[str]] = {}
+    for f in findings:
+        if f.fixable:
+            codes.setdefault(f.path, set()).add(f.code)
+    fixes, errors = [], []
+    for path in sorted(codes):
+        try:
+            data = read_source(path)
+        except OSError as exc:
+            errors.append(FileError(path, f"cannot read: {exc.strerror or exc}"))
+            continue
+        # Only the codes found there: the ones the run enabled for this file (per-file ignores included).
+        result = fix_source(data, path, frozenset(codes[path]))
+        if isinstance(result, FileError):
+            errors.append(result)
+        elif result is not None:
+            fixes.append(result)
+    return fixes, errors
+
+
+def fix_source(data: bytes, path: str, enabled: frozenset[str]) -> FileFix | FileError | None:
+    edits = Edits()
+    result = lint_source(data, path, enabled, edits=edits)
+    if result.error:
+        return FileError(path, result.error)
+    if not edits.found:
+        return None
+    how = {id(node): kind for _, rewrite in edits.found for node, kind in rewrite}
+    module = edits.module.visit(_Rewriter(how))
+    after = module.bytes
+    try:
+        cst.parse_module(after)
+    except cst.ParserSyntaxError:  # never write what would not parse
+        return FileError(path, "not fixed: the rewrite would not parse (please report it)")
+    return FileFix(path, data, after, len(edits.found), module.encoding) if after != data else None
+
+
+def write_fix(fix: FileFix) -> FileError | None:
+    """Replace the file atomically, unless it changed since the rewrite was computed."""
+    try:
+        if read_source(fix.path) != fix.before:
+            return FileError(fix.path, "not fixed: the file changed while cyclelint was reading it")
+        write_atomic(fix.path, fix.after)
+    except OSError as exc:
+        return FileError(fix.path, f"not fixed: cannot write: {exc.strerror or exc}")
+    return None
+
+
+def unified_diff(fix: FileFix) -> str:
+    old = fix.before.decode(fix.encoding).splitlines(keepends=True)
+    new = fix.after.decode(fix.encoding).splitlines(keepends=True)
+    lines = difflib.unified_diff(old, new, f"a/{fix.path}", f"b/{fix.path}")
+    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+
+
+class _Rewriter(cst.CSTTransformer):
+    """Wraps each marked expression; the updated node is used, so rewrites inside it stay."""
+
+    def __init__(self, how: dict[int, str]):
+        super().__init__()
+        self.how = how
+
+    def on_leave(self, original, updated):
+        kind = self.how.get(id(original))
+        return updated if kind is None else _wrap(updated, kind)
+
+
+def _wrap(expr: cst.BaseExpression, kind: str) -> cst.BaseExpression:
+    if not (expr.lpar or isinstance(expr, (cst.Name, cst.Attribute, cst.Call, cst.Subscript))):
+        expr = expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    detached = cst.Call(cst.Attribute(expr, cst.Name("detach")))
+    # float() of a tensor that requires grad warns in current PyTorch: detach first
+    return cst.Call(cst.Name("float"), [cst.Arg(detached)]) if kind == "float" else detached
