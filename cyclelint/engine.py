@@ -96,7 +96,7 @@ def _parse_ast(source: bytes | str):
     try:
         return ast.parse(source), None
     except SyntaxError as err:
-        if err.lineno is None:  # NUL bytes: not a position in the file
+        if not err.lineno:  # NUL bytes, an unknown coding cookie: not a position in the file
             return None, AstError(f"cannot parse: {err.msg}", True)
         if err.msg.startswith("(unicode error)"):  # bytes that are not in the file's encoding
             return None, AstError(f"cannot decode line {err.lineno}: {err.msg.split(' ', 2)[2]}", True)
@@ -286,17 +286,27 @@ def resolve_project(results: Iterable[FileResult]) -> None:
         res.ctors = []
 
 
-def _kept_param(cls: ClassSummary, call: PendingCtor, project: dict[str, list[ClassSummary]], depth: int = 0) -> str | None:
-    """The ``__init__`` parameter that receives the instance, if the class keeps it."""
-    if not cls.has_init:
-        if depth > 8:
-            return None
-        for base in cls.bases:
-            for b in project.get(base.rsplit(".", 1)[-1], []):
-                found = _kept_param(b, call, project, depth + 1)
-                if found:
-                    return found
-        return None
+def _kept_param(cls: ClassSummary, call: PendingCtor, project: dict[str, list[ClassSummary]]) -> str | None:
+    """The ``__init__`` parameter that receives the instance, if the class keeps it. A class
+    without ``__init__`` inherits one: its bases are searched depth first, each class once
+    (a big tree holds many classes of one name; searching all paths would be exponential)."""
+    stack, seen = [cls], set()
+    while stack:
+        cur = stack.pop()
+        if id(cur) in seen:
+            continue
+        seen.add(id(cur))
+        if cur.has_init:
+            found = _init_param(cur, call)
+            if found:
+                return found
+            continue
+        for base in reversed(cur.bases):
+            stack.extend(reversed(project.get(base.rsplit(".", 1)[-1], [])))
+    return None
+
+
+def _init_param(cls: ClassSummary, call: PendingCtor) -> str | None:
     if call.keyword is not None:
         param = call.keyword
     elif call.index is not None and call.index < len(cls.params):
