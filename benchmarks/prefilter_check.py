@@ -34,6 +34,11 @@ def check(path: str) -> tuple[str, int, bool, list[str]]:
             problems.append(f"class summaries differ: {sorted(diff)[:5]}")
         if [(c.line, c.cls_name) for c in fast.ctors] != [(c.line, c.cls_name) for c in full.ctors]:
             problems.append("pending constructor calls differ")
+        if fast.evidence or fast.states or fast.findings:
+            if (fast.evidence, fast.states) != (full.evidence, full.states):
+                problems.append("cross-file CYC305 evidence or candidates differ")
+        elif full.states or not {(c, m) for c, m, _ in full.evidence} <= set(fast.feeds):
+            problems.append("pre-filtered, yet a CYC305 candidate or evidence its feeds do not name")
     import ast
     try:
         skipped = not may_have_findings(ast.parse(data), ALL)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from .engine import default_workers, resolve_project, run_jobs
+from .engine import default_workers, feeding_candidates, resolve_project, run_jobs
 from .engine import lint_source as _lint_source
 from .files import discover, matches
 from .findings import FileError, Finding
@@ -39,6 +39,10 @@ def lint_paths(paths: Iterable[str], *, select: Iterable[str] | None = None, ext
                 codes = codes - off
         work.append((path, frozenset(codes)))
     results = run_jobs(work, jobs or default_workers(), cache)
+    redo = feeding_candidates(results)
+    if redo:
+        for i, res in zip(redo, run_jobs([work[i] for i in redo], jobs or default_workers(), cache, full=True)):
+            results[i] = res
     resolve_project(results)
     findings = sorted((f for r in results for f in r.findings), key=Finding.sort_key)
     errors += [FileError(r.path, r.error) for r in results if r.error]

@@ -12,7 +12,7 @@ from .classtable import class_summaries
 from .files import read_source
 from .findings import Finding
 from .noqa import SKIP_FILE, noqa_codes, suppressed
-from .prefilter import may_have_findings
+from .prefilter import scan_file
 
 
 @dataclass
@@ -43,12 +43,31 @@ class PendingCtor:
 
 
 @dataclass
+class PendingState:
+    """A CYC305 candidate of ``cls.method`` that needs a caller passing a graph-attached argument."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    cls: str
+    method: str
+    params: list[str]
+    deps: list[str]  # the parameters the grown value comes from
+    message: str
+    noqa: tuple[str, ...] | None
+
+
+@dataclass
 class FileResult:
     path: str
     findings: list[Finding] = field(default_factory=list)
     error: str | None = None
     classes: dict[str, ClassSummary] = field(default_factory=dict)
     ctors: list[PendingCtor] = field(default_factory=list)
+    states: list[PendingState] = field(default_factory=list)
+    evidence: list[tuple[str, str, int | str]] = field(default_factory=list)  # (class, method, slot) fed a graph
+    feeds: list[tuple[str, str]] = field(default_factory=list)  # pre-filtered: (class, method) it may feed a graph
 
 
 @dataclass
@@ -75,9 +94,12 @@ def lint_source(source: bytes | str, path: str, enabled: frozenset[str], apply_n
         if tree is None and not _libcst_may_try(ast_error, source):
             result.error = ast_error.message
             return result
-        if prefilter and tree is not None and not may_have_findings(tree, enabled, raw):
-            result.classes = {name: ClassSummary(**c) for name, c in class_summaries(tree).items()}
-            return result
+        if prefilter and tree is not None:
+            found, feeds = scan_file(tree, enabled)
+            if not found:
+                result.classes = {name: ClassSummary(**c) for name, c in class_summaries(tree).items()}
+                result.feeds = sorted(feeds)
+                return result
         _parse_and_analyse(source, path, enabled, result, apply_noqa, ast_error, edits)
     except Exception as exc:  # a bug of ours must cost one file, not the whole run
         result.findings, result.ctors = [], []
@@ -182,7 +204,8 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
             info.init_params, sorted(info.kept_params), info.bases, info.is_module, "__init__" in info.methods
         )
     ctor_calls = facts.ctor_calls if "CYC202" in enabled else []
-    if not reports and not ctor_calls:
+    result.evidence = facts.evidence
+    if not reports and not ctor_calls and not facts.states:
         return
     # Positions cost a code-generation pass over the tree: only files with findings pay for it
     # (and only they import the metadata machinery).
@@ -210,29 +233,37 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
         r = positions[call.stmt]
         result.ctors.append(PendingCtor(r.start.line, r.start.column + 1, r.end.line, r.end.column + 1, call.cls_name,
                                         call.index, call.keyword, call.obj, call.owner_is_module, noqa_at(r.start.line)))
+    for st in facts.states:
+        r = positions[st.stmt]
+        if not suppressed("CYC305", noqa_at(r.start.line)):
+            result.states.append(PendingState(r.start.line, r.start.column + 1, r.end.line, r.end.column + 1, st.cls,
+                                              st.method, st.params, st.deps, st.message, noqa_at(r.start.line)))
 
 
-def _lint_job(job: tuple[str, bytes, frozenset[str]]) -> FileResult:
-    return lint_source(job[1], job[0], job[2])
+def _lint_job(job: tuple[str, bytes, frozenset[str], bool]) -> FileResult:
+    path, data, enabled, full = job
+    return lint_source(data, path, enabled, prefilter=not full)
 
 
-def run_jobs(jobs: Sequence[tuple[str, frozenset[str]]], workers: int, cache=None) -> list[FileResult]:
+def run_jobs(jobs: Sequence[tuple[str, frozenset[str]]], workers: int, cache=None, full: bool = False) -> list[FileResult]:
     """Lint every (path, enabled codes) job, from the cache where the bytes are unchanged,
-    in worker processes when there are enough files to pay for them. Order is kept."""
+    in worker processes when there are enough files to pay for them. Order is kept.
+    ``full``: no pre-filter (a file another file's CYC305 candidate needs evidence from)."""
     results: list[FileResult | None] = [None] * len(jobs)
-    todo: list[tuple[int, str | None, tuple[str, bytes, frozenset[str]]]] = []
+    todo: list[tuple[int, str | None, tuple[str, bytes, frozenset[str], bool]]] = []
     for i, (path, enabled) in enumerate(jobs):
         try:
             data = read_source(path)
         except OSError as exc:  # vanished, unreadable, a folder or FIFO named *.py, a link loop
             results[i] = FileResult(path, error=f"cannot read: {exc.strerror or exc}")
             continue
-        key = cache.key(path, data, enabled) if cache is not None else None
+        # a full analysis is cached apart from the pre-filtered answer for the same bytes
+        key = cache.key(path, data, enabled | {"<full>"} if full else enabled) if cache is not None else None
         hit = cache.get(key) if key is not None else None
         if hit is not None:
             results[i] = hit
         else:
-            todo.append((i, key, (path, data, enabled)))
+            todo.append((i, key, (path, data, enabled, full)))
     if workers > 1 and len(todo) >= 8:
         fresh = _in_pool([t[2] for t in todo], workers)
     else:
@@ -244,7 +275,7 @@ def run_jobs(jobs: Sequence[tuple[str, frozenset[str]]], workers: int, cache=Non
     return results  # type: ignore[return-value]
 
 
-def _in_pool(jobs: list[tuple[str, bytes, frozenset[str]]], workers: int) -> list[FileResult]:
+def _in_pool(jobs: list[tuple[str, bytes, frozenset[str], bool]], workers: int) -> list[FileResult]:
     from concurrent.futures import ProcessPoolExecutor  # not on the one-file (pre-commit) path
     from concurrent.futures.process import BrokenProcessPool
 
@@ -268,6 +299,7 @@ def resolve_project(results: Iterable[FileResult]) -> None:
     for res in results:
         for name, summary in res.classes.items():
             project.setdefault(name, []).append(summary)
+    _resolve_states(results)
     pending = [res for res in results if res.ctors]
     if not pending:
         return
@@ -284,6 +316,67 @@ def resolve_project(results: Iterable[FileResult]) -> None:
             res.findings.append(Finding(res.path, call.line, call.column, call.end_line, call.end_column, "CYC202",
                                         ctor_message(call, params[0], is_mod)))
         res.ctors = []
+
+
+def feeding_candidates(results: Sequence[FileResult]) -> list[int]:
+    """Indexes of the pre-filtered files that may feed a graph to a CYC305 candidate of another
+    file: they are analysed in full before the project is resolved. Most trees have few candidates
+    and fewer such callers, so most files keep the cheap answer."""
+    wanted = {(st.cls, st.method) for res in results for st in res.states}
+    if not wanted:
+        return []
+    files, homes = _class_index(results)
+    return [i for i, res in enumerate(results)
+            if any((name, method) in wanted for cls, method in res.feeds
+                   for _, name in _with_bases(cls, res.path, files, homes))]
+
+
+def _class_index(results: Sequence[FileResult]) -> tuple[dict[str, FileResult], dict[str, list[str]]]:
+    files = {res.path: res for res in results}
+    homes: dict[str, list[str]] = {}  # class name -> files that define one
+    for res in results:
+        for name in res.classes:
+            homes.setdefault(name, []).append(res.path)
+    return files, homes
+
+
+def _resolve_states(results: list[FileResult]) -> None:
+    """CYC305 for state grown from a parameter that a caller in another file feeds a graph-attached
+    value (``meter.update(loss)`` in train.py, ``class Meter`` in metrics.py). A caller's class name
+    means the class of its own file when it has one, else the classes of that name in the tree,
+    and their bases: a subclass instance runs the inherited method. Candidates a caller in their own
+    file fed were reported there; the ones left here had no such caller."""
+    if not any(res.states for res in results):
+        return
+    from .rules.accumulation import slot_params
+
+    files, homes = _class_index(results)
+    fed: dict[tuple[str, str, str], set] = {}  # (file, class, method) -> slots some caller feeds a graph
+    for res in results:
+        for cls, method, slot in res.evidence:
+            for home, name in _with_bases(cls, res.path, files, homes):
+                fed.setdefault((home, name, method), set()).add(slot)
+    for res in results:
+        for st in res.states:
+            if set(st.deps) & slot_params(fed.get((res.path, st.cls, st.method), ()), st.params):
+                res.findings.append(Finding(res.path, st.line, st.column, st.end_line, st.end_column, "CYC305",
+                                            st.message))
+        res.states = []
+
+
+def _with_bases(name: str, seen_from: str, files: dict[str, FileResult],
+                homes: dict[str, list[str]]) -> set[tuple[str, str]]:
+    """(file, class) for the class ``name`` means in file ``seen_from`` and for its bases: the
+    file's own class of that name first, else every class of that name in the tree."""
+    found: set[tuple[str, str]] = set()
+    todo = [(name, seen_from)]
+    while todo:
+        cur, where = todo.pop()
+        for home in [where] if cur in files[where].classes else homes.get(cur, []):
+            if (home, cur) not in found:
+                found.add((home, cur))
+                todo += [(b.rsplit(".", 1)[-1], home) for b in files[home].classes[cur].bases]
+    return found
 
 
 def _kept_param(cls: ClassSummary, call: PendingCtor, project: dict[str, list[ClassSummary]]) -> str | None:

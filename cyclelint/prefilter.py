@@ -11,7 +11,6 @@ filter conservative: findings are the same with and without it.
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Iterable
 
 from .astutil import dotted, held_paths, last, reaches, statements, stores, strip_items, walk
@@ -34,6 +33,7 @@ from .vocabulary import (
     WEAK_DATA,
     loss_like,
     model_like,
+    torch_rooted,
     name_tokens,
 )
 
@@ -58,7 +58,6 @@ class _Scan:
         self.fn_step = False  # the current function calls backward()/step()/zero_grad()
         self.fn_accumulates = False  # ...and accumulates inside one of its loops
         self.evidence: bool | tuple = True  # the current method could see graph-attached values (CYC305)
-        self.source = b""  # the file's bytes: ``.name(`` is looked up there, at C speed
         self.links: list[tuple[str, str]] = []  # (owner, value) of the current function's stores
         self.aliases: set[str] = set()  # locals bound to bound methods, wrappers or Cls(self)
         self.exc_locals: set[str] = set()  # locals bound to a new exception
@@ -77,7 +76,7 @@ class _Scan:
         if (not self.found and "CYC3" in self.fam
                 and (self.fn_data_accumulates or (self.fn_step and self.fn_accumulates))
                 # CYC304 collects device tensors that carry no graph: no evidence needed
-                and ("CYC304" in self.codes or _graph_evidence(self.fn_node, self.fn_instance, self.methods))):
+                and ("CYC304" in self.codes or _graph_evidence(self.fn_node, self.fn_instance, self.methods, self.returning))):
             self.hit("CYC3: accumulation in a loop with graph evidence")
 
     def has_evidence(self) -> bool:
@@ -95,6 +94,9 @@ class _Scan:
     def run(self, tree: ast.Module) -> bool:
         self.fn_node = tree
         self.methods = _regular_methods(tree)
+        self.returning = _ReturnsValues(tree)
+        self.built: dict[str, str] = {}  # name or attribute -> class, from ``x = SomeClass(...)``
+        self.attr_calls: list[ast.Call] | None = [] if "CYC305" in self.codes else None
         self.body(tree.body, instance=None, depth=0, in_class=False)
         self.end_of_function()
         return self.found
@@ -197,12 +199,11 @@ class _Scan:
         or a call in its body that may return a graph-attached tensor."""
         if node.name in FORWARD_METHODS:
             return True
-        # called on some object (meter.update(loss)): the caller may pass a graph. Dunder methods
-        # (super().__init__(...)) get no such evidence in the full analysis.
-        dunder = node.name.startswith("__") and node.name.endswith("__")
-        if not dunder and (not self.source or re.search(rb"\.%s\s*\(" % re.escape(node.name.encode()), self.source)):
+        # called on some object (meter.update(loss)), here or in another file: the caller may pass a
+        # graph. Dunder methods (super().__init__(...)) get no such evidence in the full analysis.
+        if not (node.name.startswith("__") and node.name.endswith("__")):
             return True
-        return _graph_evidence(node, instance, self.methods)
+        return _graph_evidence(node, instance, self.methods, self.returning)
 
     def simple(self, node, instance):
         fam = self.fam
@@ -228,6 +229,10 @@ class _Scan:
                 if self.found:
                     return
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            if self.attr_calls is not None and _built(node.value):
+                for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                    if isinstance(t, (ast.Name, ast.Attribute)):
+                        self.built[t.id if isinstance(t, ast.Name) else t.attr] = last(node.value.func)
             reason = self.assign(node, instance, words)
             if reason:
                 self.hit(reason)
@@ -331,6 +336,8 @@ class _Scan:
             elif isinstance(sub, ast.Call):
                 calls.append(sub)
                 name = last(sub.func)
+                if self.attr_calls is not None and isinstance(sub.func, ast.Attribute):
+                    self.attr_calls.append(sub)
                 if name in STEP_METHODS or name == "grad":
                     self.fn_step = True
                 if "CYC1" in fam and HOOK_RE.match(name):
@@ -449,6 +456,31 @@ def _regular_methods(tree: ast.Module) -> set[str]:
     return out
 
 
+def _built(value: ast.AST | None) -> bool:
+    """``SomeClass(...)`` of the project (not ``nn.ModuleList(...)``, not a model): the evaluator
+    then knows the class of what it is bound to."""
+    name = last(value.func) if isinstance(value, ast.Call) else ""
+    return (name[:1].isupper() and not torch_rooted(dotted(value.func))
+            and not model_like(name) and not name.endswith("Loss"))  # modules: see AccumulationRule.on_call
+
+
+def _fed_methods(built: dict[str, str], calls: list[ast.Call]) -> set[tuple[str, str]]:
+    """(class, method) of the calls that may pass a value to an object the evaluator knows the
+    class of (``meter.update(loss)`` after ``meter = AverageMeter()``, ``self.meter.update(loss)``),
+    and of such methods registered as hooks: evidence another file's CYC305 candidate may need.
+    Names are taken file-wide: a superset, as it only picks the files that api.lint_paths
+    analyses in full once it knows the tree's candidates."""
+    def known(obj: ast.AST) -> str | None:
+        return built.get(obj.id if isinstance(obj, ast.Name) else obj.attr if isinstance(obj, ast.Attribute) else "")
+
+    out = set()
+    for n in calls if built else ():
+        if (n.args or n.keywords) and (cls := known(n.func.value)):
+            out.add((cls, n.func.attr))
+        out.update((cls, a.attr) for a in n.args if isinstance(a, ast.Attribute) and (cls := known(a.value)))
+    return out
+
+
 def _keeps_name(body, name) -> bool:
     """``except E as e:`` whose block binds, stores or returns ``e``."""
     for node in (n for stmt in body for n in walk(stmt)):
@@ -461,13 +493,31 @@ def _keeps_name(body, name) -> bool:
     return False
 
 
-def _graph_evidence(fn: ast.AST, instance: str | None, methods: set[str]) -> bool:
+class _ReturnsValues:
+    """Names of the file's functions and methods that return a value: the ones whose calls the
+    evaluator may find graph-attached (it notes helpers returning graphs). A superset, computed
+    on first use (most files never ask), over statements only."""
+
+    def __init__(self, tree: ast.Module):
+        self.tree, self.names = tree, None
+
+    def __contains__(self, name: str) -> bool:
+        if self.names is None:
+            self.names = {f.name for f in statements(self.tree.body)
+                          if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                          and any(isinstance(n, ast.Return) and n.value for n in statements(f.body, into_defs=False))}
+        return name in self.names
+
+
+def _graph_evidence(fn: ast.AST, instance: str | None, methods: set[str], returning) -> bool:
     """A call in ``fn`` that the evaluator (analysis/tensors.py) may find graph-attached: a model,
     loss or forward call by name, ``backward()``, ``self(...)``/``self.x(...)``, a call of a call
-    (``nn.MSELoss()(a, b)``), or a call of a name bound in the function (``net = Net()``, a loop
-    target over ``self.blocks``). Without one, nothing in ``fn`` carries a graph."""
+    (``nn.MSELoss()(a, b)``), a call of a name bound in the function (``net = Net()``, a loop
+    target over ``self.blocks``), or of a function or method of the file that may return a graph.
+    Without one, nothing in ``fn`` carries a graph."""
     bound: set[str] = set()
     called: list[str] = []
+    names: set[str] = set()  # every called name, for the helpers (looked up last, as that may cost a scan)
     for n in walk(fn):
         if isinstance(n, ast.Call):
             func = n.func
@@ -476,6 +526,7 @@ def _graph_evidence(fn: ast.AST, instance: str | None, methods: set[str]) -> boo
                     or name in STEP_METHODS or name == "grad" or _is_name(func, instance)
                     or (_is_attr_of(func, instance) and name not in methods)):
                 return True
+            names.add(name)
             if isinstance(func, ast.Name):
                 called.append(func.id)
         elif isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension, ast.withitem, ast.Assign, ast.AnnAssign,
@@ -483,7 +534,7 @@ def _graph_evidence(fn: ast.AST, instance: str | None, methods: set[str]) -> boo
             targets = getattr(n, "targets", None) or [getattr(n, "target", None) or getattr(n, "optional_vars", None)]
             bound.update(t.id for target in targets if target is not None for t in walk(target)
                          if isinstance(t, ast.Name))
-    return any(name in bound for name in called)
+    return any(name in bound for name in called) or any(name in returning for name in names)
 
 
 def _pairs(links: list[tuple[str, str]]) -> bool:
@@ -495,10 +546,18 @@ def _pairs(links: list[tuple[str, str]]) -> bool:
     return False
 
 
-def may_have_findings(tree: ast.Module, enabled: Iterable[str], source: bytes = b"") -> bool:
+def may_have_findings(tree: ast.Module, enabled: Iterable[str]) -> bool:
     """False only when no enabled rule can report anything in this file."""
+    return scan_file(tree, enabled)[0]
+
+
+def scan_file(tree: ast.Module, enabled: Iterable[str]) -> tuple[bool, set[tuple[str, str]]]:
+    """Whether the file may have findings, and, when it may not, the (class, method) pairs it may
+    feed graph-attached values: another file's CYC305 candidate of that method makes this file
+    worth a full analysis after all (see api.lint_paths)."""
     scan = _Scan(set(enabled))
-    scan.source = source
-    return scan.run(tree)
+    if scan.run(tree):
+        return True, set()
+    return False, _fed_methods(scan.built, scan.attr_calls or [])
 
 

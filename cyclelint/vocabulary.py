@@ -90,3 +90,8 @@ def loss_like(name: str) -> bool:
     if tokens[:1] in (["compute"], ["calc"], ["calculate"], ["get"]):
         tokens = tokens[1:]
     return bool(tokens) and tokens[-1] not in NOT_CALLED and any(t in LOSS_NOUNS for t in tokens)
+
+
+def torch_rooted(name: str | None) -> bool:
+    """``nn.ModuleList``, ``torch.Generator``: a class of PyTorch, not of the linted project."""
+    return bool(name) and name.split(".", 1)[0] in ("torch", "th", "nn", "F")

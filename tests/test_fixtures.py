@@ -2,6 +2,7 @@
 one parametrized test checks them all with every rule switched on."""
 import re
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -23,11 +24,24 @@ def expected(path):
     return out
 
 
+# Linted as one tree: their findings need evidence from the other files of the folder.
+PROJECTS = {FIXTURES / "cyc3" / "crossfile"}
+
+
 @pytest.mark.parametrize("path", CASES, ids=lambda p: str(p.relative_to(FIXTURES)))
 def test_fixture_findings(path):
-    findings, errors = lint_paths([str(path)], select=list(RULES), jobs=1)
+    target = path.parent if path.parent in PROJECTS else path
+    findings, errors = lint_paths([str(target)], select=list(RULES), jobs=1)
     assert errors == []
-    assert {(f.line, f.code) for f in findings} == expected(path)
+    assert {(f.line, f.code) for f in findings if Path(f.path) == path} == expected(path)
+
+
+@pytest.mark.parametrize("project", sorted(PROJECTS), ids=lambda p: p.name)
+def test_cross_file_findings_need_the_callers(project):
+    """Each file alone has no evidence: the findings above come from the other files."""
+    for path in project.glob("*.py"):
+        findings, _ = lint_paths([str(path)], select=list(RULES), jobs=1)
+        assert findings == []
 
 
 def test_every_rule_has_a_leaky_fixture():

@@ -36,6 +36,34 @@ EXTRA = {
             for x, y in loader:
                 m.update(crit(model(x), y))
         """),
+    "meter_defined_here_fed_elsewhere": textwrap.dedent(
+        """\
+        class Meter:
+            def update(self, value, n=1):
+                self.total += value * n
+                self.items.append(value)
+        """),
+    "meter_fed_here_defined_elsewhere": textwrap.dedent(
+        """\
+        from metrics import Meter, Recorder
+        class Trainer:
+            def __init__(self):
+                self.meter = Meter()
+            def step(self, model, x):
+                self.meter.update(model(x).sum())
+        def main(model, x):
+            rec = Recorder()
+            model.register_forward_hook(rec.record)
+        """),
+    "helper_returns": textwrap.dedent(
+        """\
+        def run_batch(model, x):
+            return model(x)
+        def fit(model, loader):
+            seen = []
+            for x in loader:
+                seen.append(run_batch(model, x))
+        """),
     "device_tensors": (
         "import torch\ndef collect(images):\n    out = []\n    for image in images:\n"
         "        out.append(torch.tensor(image))\n    return out\n"
@@ -52,6 +80,11 @@ def _same(source, path):
         assert fast.classes == full.classes
         assert [(c.line, c.cls_name, c.index, c.keyword) for c in fast.ctors] == [
             (c.line, c.cls_name, c.index, c.keyword) for c in full.ctors]
+        if fast.evidence or fast.states or fast.findings or not (full.evidence or full.states):
+            assert (fast.evidence, fast.states) == (full.evidence, full.states)
+        else:  # pre-filtered: no candidate of its own, and every class it feeds is named for the second pass
+            assert full.states == []
+            assert {(cls, method) for cls, method, _ in full.evidence} <= set(fast.feeds)
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.name)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from ..vocabulary import FORWARD_METHODS, loss_like, model_like
+from ..vocabulary import FORWARD_METHODS, loss_like, model_like, torch_rooted
 from .exprs import callee, dotted, last_part
 
 if TYPE_CHECKING:
@@ -107,6 +107,7 @@ class Evaluator:
 
     def __init__(self, module_classes: set[str]):
         self.module_classes = module_classes
+        self.returns: set[tuple[str, str]] = set()  # (class or "", function) seen returning attached values
 
     def lookup(self, fn: Function, name: str) -> Value:
         scope: Function | None = fn
@@ -192,7 +193,7 @@ class Evaluator:
         if is_torch(name) or is_functional(name):
             if last and last[0].isupper():  # nn.Linear(...), nn.CrossEntropyLoss(); not torch.fx.Graph()
                 is_mod = ".nn." in f".{name}." and not last.startswith("Parameter")
-                return Value(module=is_mod, cls=last)
+                return Value(module=is_mod)  # no class of the project: no CYC305 evidence for it
             if is_functional(name) and loss_like(last):
                 return Value(attached=grad, tensor=True)
             if last in TORCH_UNATTACHED:
@@ -208,7 +209,7 @@ class Evaluator:
             return out
         if last[:1].isupper() and isinstance(call.func, (cst.Name, cst.Attribute)):  # SomeClass(...)
             is_mod = last in self.module_classes or model_like(last) or last.endswith("Loss")
-            return Value(module=is_mod, cls=last)
+            return Value(module=is_mod, cls=None if torch_rooted(name) else last)
         own_method = bool(name) and name.split(".")[0] == fn.instance and name.count(".") == 1 and not model_like(last)
         if isinstance(call.func, cst.Attribute) and not own_method:
             recv = self.value(call.func.value, fn)
@@ -220,6 +221,8 @@ class Evaluator:
                 return SAFE  # model.get_input_embeddings(), device_module.memory_allocated()
             if last in SAFE_METHODS:
                 return SAFE
+            if recv.cls and (recv.cls, last) in self.returns:  # trainer.step(x) returning its loss
+                return Value(attached=grad, tensor=True)
             if last in ("detach", "detach_"):
                 return Value(tensor=recv.tensor or recv.attached)
             if last == "cpu" or (last == "to" and _mentions_cpu(call)):
@@ -229,9 +232,18 @@ class Evaluator:
             if recv.deps and not recv.module and not recv.cls:
                 # x.mean(0) on a parameter: attached if the caller's x turns out to be
                 return Value(deps=recv.deps if grad else frozenset())
-        if self._is_model_callee(call.func, fn, last):
+        if self._is_model_callee(call.func, fn, last) or self._returns_attached(call.func, fn):
             return Value(attached=grad, tensor=True)
         return SAFE
+
+    def _returns_attached(self, func: cst.BaseExpression, fn: Function) -> bool:
+        """``helper(x)`` of this file, or ``self.helper(x)`` of this class, seen returning a graph."""
+        if isinstance(func, cst.Name):
+            return ("", func.value) in self.returns
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == fn.instance:
+            method = fn.enclosing_method()
+            return bool(method and method.cls) and (method.cls.name, func.attr.value) in self.returns
+        return False
 
     def _is_model_callee(self, func: cst.BaseExpression, fn: Function, last: str) -> bool:
         if isinstance(func, cst.Name) and func.value == fn.instance:

@@ -49,6 +49,8 @@ class FileFacts:
     module_classes: set[str] = field(default_factory=set)
     globals: dict[str, cst.BaseExpression] = field(default_factory=dict)
     ctor_calls: list = field(default_factory=list)  # rules.links.CtorCall, judged once all classes are known
+    states: list = field(default_factory=list)  # rules.accumulation.PendingState, judged with every file's callers
+    evidence: list = field(default_factory=list)  # (class, method, slot): calls here that pass graph-attached values
 
 
 class Walker:
@@ -143,6 +145,7 @@ class Walker:
                 for rule in self.rules:
                     rule.on_del(node, fn)
             elif isinstance(node, cst.Return):
+                self.note_return(node, fn)
                 for rule in self.rules:
                     rule.on_return(node, fn)
             elif isinstance(node, cst.Raise):
@@ -237,6 +240,14 @@ class Walker:
                 self.assign_unpacked(t.value, value, whole, stmt)
         elif isinstance(target, cst.StarredElement):
             self.assign_unpacked(target.value, value, whole, stmt)
+
+    def note_return(self, node: cst.Return, fn: Function) -> None:
+        """A module-level function or a method that returns a graph-attached value makes its
+        callers' results attached (``loss = compute_loss(model, batch)``, ``trainer.step(x)``),
+        for the calls that come after it in the file."""
+        owner = fn.cls.name if fn.cls and fn.is_method else "" if fn.parent and fn.parent.is_module else None
+        if owner is not None and node.value is not None and self.value(node.value).attached:
+            self.evaluator.returns.add((owner, fn.name))
 
     def bind(self, name: str, value: cst.BaseExpression | None, stmt: cst.CSTNode, val: Value | None = None) -> None:
         fn = self.fn

@@ -33,7 +33,9 @@ MESSAGES = {
 FIXABLE = ("CYC301", "CYC302")
 SPREADS = frozenset({"extend", "extendleft"})  # the argument's elements are what is kept
 AUG_OPS = (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.DivideAssign)
-FORWARD_HOOKS = {"register_forward_hook": 3, "register_forward_pre_hook": 2}
+# The parameter (after ``self``) of a hook method that receives what the module computed.
+HOOK_SLOTS = {"register_forward_hook": 2, "register_forward_pre_hook": 1, "register_full_backward_hook": 2,
+              "register_backward_hook": 2}
 
 
 @dataclass
@@ -58,8 +60,9 @@ class AccumulationRule(Rule):
         self.cands: dict[int, list[Candidate]] = {}
         self.state: list[Candidate] = []
         self.resets: dict[int, set[str]] = {}  # per method: self.X rebound from scratch
-        self.evidence: dict[tuple[str, str], set] = {}  # (class, method) -> attached arg slots
-        self.hooked: dict[tuple[str, str], int] = {}  # (class, method) -> index of the attached parameter
+        # (class, method) -> slots (index after self, or keyword) that receive graph-attached values,
+        # from calls on objects of a known class and from methods registered as hooks
+        self.evidence: dict[tuple[str, str], set] = {}
         self.pending_calls: dict[int, list[tuple[str, str, object, Value]]] = {}
         self.reported: set[int] = set()
         self.loop_found: list[tuple[Candidate, str]] = []
@@ -120,17 +123,21 @@ class AccumulationRule(Rule):
                 positional = [a.value for a in call.args if a.keyword is None] or [call.args[-1].value]
                 if fn.grad_enabled:  # the tensor added is the last positional argument; alpha= is a number
                     self._add(stmt, "CYC301", path, positional[-1], val, fn, fixes=positional)
-        if name in FORWARD_HOOKS and fn.instance and call.args:
-            hook = call.args[0].value
+        if name in HOOK_SLOTS and call.args and isinstance(call.args[0].value, cst.Attribute):
+            hook = call.args[0].value  # self.record, or recorder.record with recorder = Recorder()
             method = fn.enclosing_method()
-            if isinstance(hook, cst.Attribute) and ex.dotted(hook.value) == fn.instance and method and method.cls:
-                self.hooked[(method.cls.name, hook.attr.value)] = FORWARD_HOOKS[name]
+            own = ex.dotted(hook.value) == fn.instance and method and method.cls
+            cls = method.cls.name if own else self.walker.value(hook.value).cls
+            if cls:
+                self.evidence.setdefault((cls, hook.attr.value), set()).add(HOOK_SLOTS[name])
         called = name or ex.callee(call)
         if called:
             self.callers.setdefault(called, set()).add(fn.grad_enabled)
         recv = ex.receiver(call)
         if name and recv is not None:
-            cls = self.walker.value(recv).cls
+            target = self.walker.value(recv)
+            # a helper object's method (meter.update(loss)); a model's methods run its forward pass
+            cls = target.cls if not target.module else None
             if cls:
                 for i, a in enumerate(call.args):
                     slot = a.keyword.value if a.keyword else i
@@ -206,21 +213,21 @@ class AccumulationRule(Rule):
             method = c.fn.enclosing_method() if c.fn else None
             if method is None or method.cls is None or id(c.stmt) in self.reported:
                 continue
-            key = (method.cls.name, method.name)
             params = method.params[1:]
             # forward() of a module receives tensors that carry autograd history
             attached = set(params) if method.name == "forward" and method.cls.is_module else set()
-            for slot in self.evidence.get(key, ()):
-                if isinstance(slot, int) and slot < len(params):
-                    attached.add(params[slot])
-                elif slot in params:
-                    attached.add(slot)
-            hook_index = self.hooked.get(key)
-            if hook_index is not None and hook_index < len(method.params):
-                attached.add(method.params[hook_index])
+            attached |= slot_params(self.evidence.get((method.cls.name, method.name), ()), params)
             if c.value.attached or c.value.deps & attached:
                 self._emit(c, "CYC305")
+            elif ("CYC305" in self.enabled and c.value.deps & set(params)  # a caller elsewhere may pass a graph
+                  and not (method.name.startswith("__") and method.name.endswith("__"))):  # (never by name)
+                self.walker.facts.states.append(PendingState(
+                    c.stmt, method.cls.name, method.name, params, sorted(c.value.deps & set(params)),
+                    MESSAGES["CYC305"].format(acc=c.acc, val=_short(c.expr))))
         self.state = []
+        if "CYC305" in self.enabled:
+            self.walker.facts.evidence += [(cls, method, slot) for (cls, method), slots in self.evidence.items()
+                                           for slot in slots]
 
     def _only_called_without_grad(self, fn: Function | None) -> bool:
         """Every call of this function in the file runs under no_grad (``_sample`` called by ``generate``)."""
@@ -231,6 +238,30 @@ class AccumulationRule(Rule):
         self.reported.add(id(c.stmt))
         val = _short(c.expr)
         self.report(c.stmt, code, MESSAGES[code].format(acc=c.acc, val=val), c.fix if code in FIXABLE else None)
+
+
+@dataclass
+class PendingState:
+    """A CYC305 candidate whose value comes from parameters no caller in its file shows attached:
+    judged once the callers in the other files are known (engine.resolve_project)."""
+
+    stmt: cst.CSTNode
+    cls: str
+    method: str
+    params: list[str]
+    deps: list[str]
+    message: str
+
+
+def slot_params(slots, params: list[str]) -> set[str]:
+    """The parameter names that call slots (an index after ``self``, or a keyword) land in."""
+    out = set()
+    for slot in slots:
+        if isinstance(slot, int) and slot < len(params):
+            out.add(params[slot])
+        elif slot in params:
+            out.add(slot)
+    return out
 
 
 def _grows(value: cst.BaseExpression, path: str) -> bool:
