@@ -1,7 +1,6 @@
 """Property tests: whatever bytes a file holds, the engine answers with findings inside the file or
 one error, and never raises, hangs or takes the run down."""
 import random
-from pathlib import Path
 
 import hypothesmith
 import pytest
