@@ -101,9 +101,10 @@ def lint_source(source: bytes | str, path: str, enabled: frozenset[str], apply_n
                 result.feeds = sorted(feeds)
                 return result
         _parse_and_analyse(source, path, enabled, result, apply_noqa, ast_error, edits)
+    except RecursionError:  # nothing half-analysed is kept
+        return FileResult(path, error="too deeply nested to analyse")
     except Exception as exc:  # a bug of ours must cost one file, not the whole run
-        result.findings, result.ctors = [], []
-        result.error = f"internal error, please report it: {type(exc).__name__}: {exc}"
+        return FileResult(path, error=f"internal error, please report it: {type(exc).__name__}: {exc}")
     return result
 
 
@@ -170,9 +171,6 @@ def _parse_and_analyse(source, path, enabled, result: FileResult, apply_noqa: bo
         _analyse(module, path, enabled, result, apply_noqa, edits)
     except cst.ParserSyntaxError as exc:
         result.error = ast_error.message if ast_error else _libcst_syntax_message(exc)
-    except RecursionError:
-        result.findings, result.ctors = [], []
-        result.error = "too deeply nested to analyse"
     except (UnicodeError, LookupError, SyntaxError, ValueError) as exc:
         result.error = f"cannot decode or parse: {exc}"
 

@@ -182,6 +182,7 @@ class AccumulationRule(Rule):
 
     # -- judging -----------------------------------------------------------
     def leave_function(self, fn):
+        self.numbers = {key for key in self.numbers if key[0] != id(fn)}  # ids are reused once fn is gone
         backward = set(fn.backward_names)
         for name in list(backward):
             v = fn.env.get(name)
@@ -221,7 +222,7 @@ class AccumulationRule(Rule):
                 self._emit(c, "CYC305")
             elif ("CYC305" in self.enabled and c.value.deps & set(params)  # a caller elsewhere may pass a graph
                   and not (method.name.startswith("__") and method.name.endswith("__"))):  # (never by name)
-                self.walker.facts.states.append(PendingState(
+                self.walker.facts.states.append(StateCandidate(
                     c.stmt, method.cls.name, method.name, params, sorted(c.value.deps & set(params)),
                     MESSAGES["CYC305"].format(acc=c.acc, val=_short(c.expr))))
         self.state = []
@@ -241,7 +242,7 @@ class AccumulationRule(Rule):
 
 
 @dataclass
-class PendingState:
+class StateCandidate:
     """A CYC305 candidate whose value comes from parameters no caller in its file shows attached:
     judged once the callers in the other files are known (engine.resolve_project)."""
 
