@@ -12,6 +12,7 @@ from .classtable import class_summaries
 from .files import read_source
 from .findings import Finding
 from .noqa import SKIP_FILE, noqa_codes, suppressed
+from .positions import split_lines, statement_ranges
 from .prefilter import scan_file
 
 
@@ -100,7 +101,7 @@ def lint_source(source: bytes | str, path: str, enabled: frozenset[str], apply_n
                 result.classes = {name: ClassSummary(**c) for name, c in class_summaries(tree).items()}
                 result.feeds = sorted(feeds)
                 return result
-        _parse_and_analyse(source, path, enabled, result, apply_noqa, ast_error, edits)
+        _parse_and_analyse(source, path, enabled, result, apply_noqa, ast_error, edits, tree)
     except RecursionError:  # nothing half-analysed is kept
         return FileResult(path, error="too deeply nested to analyse")
     except Exception as exc:  # a bug of ours must cost one file, not the whole run
@@ -161,14 +162,15 @@ def _libcst_may_try(err: AstError | None, source: bytes | str) -> bool:
 
 
 def _parse_and_analyse(source, path, enabled, result: FileResult, apply_noqa: bool, ast_error: AstError | None,
-                       edits: Edits | None) -> None:
+                       edits: Edits | None, tree: ast.Module | None) -> None:
     import libcst as cst
 
     try:
         module = cst.parse_module(source)
         if edits is not None:
             edits.module = module
-        _analyse(module, path, enabled, result, apply_noqa, edits)
+        text = source if isinstance(source, str) else source.decode(module.encoding)
+        _analyse(module, path, enabled, result, apply_noqa, edits, tree, text)
     except cst.ParserSyntaxError as exc:
         result.error = ast_error.message if ast_error else _libcst_syntax_message(exc)
     except (UnicodeError, LookupError, SyntaxError, ValueError) as exc:
@@ -189,7 +191,7 @@ def _libcst_syntax_message(exc) -> str:
 
 
 def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, apply_noqa: bool,
-             edits: Edits | None = None) -> None:
+             edits: Edits | None, tree: ast.Module | None, text: str) -> None:
     from .analysis.walker import FileFacts, Walker
     from .rules import ALL_RULES
 
@@ -205,37 +207,48 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
     result.evidence = facts.evidence
     if not reports and not ctor_calls and not facts.states:
         return
-    # Positions cost a code-generation pass over the tree: only files with findings pay for it
-    # (and only they import the metadata machinery).
-    from libcst.metadata import MetadataWrapper, PositionProvider
-
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    lines = module.code.splitlines()
+    where = _positions(module, tree, text, [r[0] for r in reports] + [c.stmt for c in ctor_calls]
+                       + [st.stmt for st in facts.states])
+    lines = split_lines(text)
 
     def noqa_at(line: int):
         return noqa_codes(lines[line - 1]) if apply_noqa and 0 < line <= len(lines) else None
 
     seen = set()
     for node, code, message, fix in reports:
-        r = positions[node]
-        key = (r.start.line, r.start.column, code)
-        if key in seen or suppressed(code, noqa_at(r.start.line)):
+        line, col, end_line, end_col = where(node)
+        key = (line, col, code)
+        if key in seen or suppressed(code, noqa_at(line)):
             continue
         seen.add(key)
-        finding = Finding(path, r.start.line, r.start.column + 1, r.end.line, r.end.column + 1, code, message,
-                          fixable=fix is not None)
+        finding = Finding(path, line, col + 1, end_line, end_col + 1, code, message, fixable=fix is not None)
         result.findings.append(finding)
         if fix is not None and edits is not None:
             edits.found.append((finding, fix))
     for call in ctor_calls:
-        r = positions[call.stmt]
-        result.ctors.append(PendingCtor(r.start.line, r.start.column + 1, r.end.line, r.end.column + 1, call.cls_name,
-                                        call.index, call.keyword, call.obj, call.owner_is_module, noqa_at(r.start.line)))
+        line, col, end_line, end_col = where(call.stmt)
+        result.ctors.append(PendingCtor(line, col + 1, end_line, end_col + 1, call.cls_name,
+                                        call.index, call.keyword, call.obj, call.owner_is_module, noqa_at(line)))
     for st in facts.states:
-        r = positions[st.stmt]
-        if not suppressed("CYC305", noqa_at(r.start.line)):
-            result.states.append(PendingState(r.start.line, r.start.column + 1, r.end.line, r.end.column + 1, st.cls,
-                                              st.method, st.params, st.deps, st.message, noqa_at(r.start.line)))
+        line, col, end_line, end_col = where(st.stmt)
+        if not suppressed("CYC305", noqa_at(line)):
+            result.states.append(PendingState(line, col + 1, end_line, end_col + 1, st.cls,
+                                              st.method, st.params, st.deps, st.message, noqa_at(line)))
+
+
+def _positions(module, tree: ast.Module | None, text: str, nodes: list):
+    """node -> (line, column, end line, end column), lines 1-based and columns 0-based. From CPython's
+    tree where it places every node (positions.py); else libcst's position pass, a code-generation
+    of the whole module (and only then is its metadata machinery imported)."""
+
+    ranges = statement_ranges(module, tree, text, nodes) if tree is not None else None
+    if ranges is not None:
+        return lambda node: ranges[id(node)]
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    return lambda node: (positions[node].start.line, positions[node].start.column,
+                         positions[node].end.line, positions[node].end.column)
 
 
 def _lint_job(job: tuple[str, bytes, frozenset[str], bool]) -> FileResult:

@@ -1,0 +1,71 @@
+"""Statements placed from CPython's tree (positions.py) sit exactly where libcst's own position
+pass puts them, on every small statement of the fixtures, the shared cases and awkward code."""
+import ast
+
+import libcst as cst
+import pytest
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from cyclelint.positions import statement_ranges
+
+from .conftest import FIXTURES, SHARED
+
+SOURCES = sorted(FIXTURES.rglob("*.py")) + sorted((SHARED / "eval" / "cases").glob("*.py"))
+AWKWARD = {
+    "non_ascii": "s = 'é𝔘'; t = s  # ü\nif s:\n    v = ('ü', s)\nelif t:\n    w = 1\nelse:\n    pass\n",
+    "crlf": "x = 1\r\ny = 2\r\nz = (x +\r\n     y)\r\n",
+    "compound": (
+        "@dec\nclass A:\n    def f(self):\n        try:\n            a = 1\n        except* E:\n            b = 2\n"
+        "        else:\n            c = 3\n        finally:\n            d = 4\n"
+        "async def g():\n    async with x as y: e = 5\n    async for i in y:\n        f = 6\n    else:\n        g = 7\n"
+        "match p:\n    case [1, *rest]:\n        h = 8\n    case _:\n        i = 9\n"
+        "while x: j = 10; k = 11\n"
+    ),
+    "decorated_and_continued": "@a\n@b\ndef f(x):\n    return x \\\n        + 1\nq = [\n    1,\n]\n",
+}
+
+
+def small_statements(module):
+    found = []
+
+    class Collect(cst.CSTVisitor):
+        def on_visit(self, node):
+            if isinstance(node, cst.BaseSmallStatement):
+                found.append(node)
+            return True
+
+    module.visit(Collect())
+    return found
+
+
+def check(data: bytes):
+    module = cst.parse_module(data)
+    nodes = small_statements(module)
+    ranges = statement_ranges(module, ast.parse(data), data.decode(module.encoding), nodes)
+    assert ranges is not None
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    for node in nodes:
+        p = positions[node]
+        assert ranges[id(node)] == (p.start.line, p.start.column, p.end.line, p.end.column), cst.Module([]).code_for_node(node)
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.name)
+def test_same_positions_as_libcst(path):
+    check(path.read_bytes())
+
+
+@pytest.mark.parametrize("name", sorted(AWKWARD))
+def test_same_positions_on_awkward_code(name):
+    check(AWKWARD[name].encode())
+
+
+def test_form_feed_is_left_to_libcst():
+    """CPython counts a form feed before a statement as a column, libcst does not: libcst decides."""
+    src = "x = 1\n\x0cy = 2\n"
+    module = cst.parse_module(src)
+    assert statement_ranges(module, ast.parse(src), src, small_statements(module)) is None
+
+
+def test_compound_statements_are_left_to_libcst():
+    module = cst.parse_module("def f():\n    pass\n")
+    assert statement_ranges(module, ast.parse("def f():\n    pass\n"), "def f():\n    pass\n", [module.body[0]]) is None
