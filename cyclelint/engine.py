@@ -12,7 +12,6 @@ from .classtable import class_summaries
 from .files import read_source
 from .findings import Finding
 from .noqa import SKIP_FILE, noqa_codes, suppressed
-from .positions import split_lines, statement_ranges
 from .prefilter import scan_file
 
 
@@ -193,6 +192,7 @@ def _libcst_syntax_message(exc) -> str:
 def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, apply_noqa: bool,
              edits: Edits | None, tree: ast.Module | None, text: str) -> None:
     from .analysis.walker import FileFacts, Walker
+    from .positions import split_lines
     from .rules import ALL_RULES
 
     reports: list[tuple[object, str, str, object]] = []
@@ -240,6 +240,8 @@ def _positions(module, tree: ast.Module | None, text: str, nodes: list):
     """node -> (line, column, end line, end column), lines 1-based and columns 0-based. From CPython's
     tree where it places every node (positions.py); else libcst's position pass, a code-generation
     of the whole module (and only then is its metadata machinery imported)."""
+    from .positions import statement_ranges
+
 
     ranges = statement_ranges(module, tree, text, nodes) if tree is not None else None
     if ranges is not None:
