@@ -38,11 +38,11 @@ def lint_paths(paths: Iterable[str], *, select: Iterable[str] | None = None, ext
             if matches(path, [glob], base):
                 codes = codes - off
         work.append((path, frozenset(codes)))
-    results = run_jobs(work, jobs or default_workers(), cache)
-    redo = feeding_candidates(results)
-    if redo:
-        for i, res in zip(redo, run_jobs([work[i] for i in redo], jobs or default_workers(), cache, full=True)):
-            results[i] = res
+    workers = jobs or default_workers()
+    results = run_jobs(work, workers, cache)
+    redo = feeding_candidates(results)  # callers that another file's CYC305 candidates need in full
+    for i, res in zip(redo, run_jobs([work[i] for i in redo], workers, cache, full=True)):
+        results[i] = res
     resolve_project(results)
     findings = sorted((f for r in results for f in r.findings), key=Finding.sort_key)
     errors += [FileError(r.path, r.error) for r in results if r.error]

@@ -12,7 +12,7 @@ from .atomic import write_atomic
 from .config import find_pyproject, load
 from .findings import RULES
 from .report import FORMATS, render
-from .report.text import statistics
+from .report.text import count, statistics
 from .rule_docs import rule_page
 from .selection import UsageError, expand
 
@@ -146,7 +146,7 @@ def _diff(findings, errors, exit_zero: bool) -> int:
         sys.stdout.write(unified_diff(fix))
     _print_errors(errors + fix_errors)
     n = sum(f.fixed for f in fixes)
-    print(f"Would fix {n} finding{'s' * (n != 1)} in {len(fixes)} file{'s' * (len(fixes) != 1)}.", file=sys.stderr)
+    print(f"Would fix {count(n, 'finding')} in {count(len(fixes), 'file')}.", file=sys.stderr)
     if exit_zero:
         return 0
     return 1 if fixes else 2 if errors or fix_errors else 0
@@ -165,7 +165,7 @@ def _fix(findings, errors, args, cfg):
         else:
             fix_errors.append(error)
     n = sum(f.fixed for f in written)
-    print(f"Fixed {n} finding{'s' * (n != 1)} in {len(written)} file{'s' * (len(written) != 1)}.", file=sys.stderr)
+    print(f"Fixed {count(n, 'finding')} in {count(len(written), 'file')}.", file=sys.stderr)
     if written:
         findings, errors = _lint(args, cfg)
     return findings, errors + fix_errors

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import ast
 import os
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from .classtable import class_summaries
-from .files import read_source
+from .files import read_source, unreadable
 from .findings import Finding
 from .noqa import SKIP_FILE, noqa_codes, suppressed
+from .parsing import AstError, libcst_may_try, libcst_syntax_message, parse_ast
 from .prefilter import scan_file
 
 
@@ -90,8 +90,8 @@ def lint_source(source: bytes | str, path: str, enabled: frozenset[str], apply_n
     if SKIP_FILE in raw:
         return result
     try:
-        tree, ast_error = _parse_ast(source)
-        if tree is None and not _libcst_may_try(ast_error, source):
+        tree, ast_error = parse_ast(source)
+        if tree is None and not libcst_may_try(ast_error, source):
             result.error = ast_error.message
             return result
         if prefilter and tree is not None:
@@ -108,85 +108,22 @@ def lint_source(source: bytes | str, path: str, enabled: frozenset[str], apply_n
     return result
 
 
-@dataclass
-class AstError:
-    message: str
-    final: bool  # libcst cannot do better (undecodable, NUL bytes), or would overflow its native stack (too deep)
-
-
-def _parse_ast(source: bytes | str):
-    """CPython's parse (bytes honour a coding cookie; str is already text), or why it failed."""
-    try:
-        return ast.parse(source), None
-    except SyntaxError as err:
-        if not err.lineno:  # NUL bytes, an unknown coding cookie: not a position in the file
-            return None, AstError(f"cannot parse: {err.msg}", True)
-        if err.msg.startswith("(unicode error)"):  # bytes that are not in the file's encoding
-            return None, AstError(f"cannot decode line {err.lineno}: {err.msg.split(' ', 2)[2]}", True)
-        return None, AstError(_located(err), err.msg in _TOO_DEEP)
-    except (RecursionError, MemoryError):
-        return None, AstError("too deeply nested to analyse", True)
-    except ValueError as err:
-        return None, AstError(f"cannot parse: {err}", True)
-
-
-_TOO_DEEP = {"too many nested parentheses", "too many levels of indentation", "too many statically nested blocks"}
-_MAX_LIBCST_DEPTH = 200  # CPython's own limit on nested brackets
-_MAX_LIBCST_TOKENS = 2500  # per logical line: below where CPython itself gives up on long chains
-
-
-def _libcst_may_try(err: AstError | None, source: bytes | str) -> bool:
-    """Files CPython 3.11 rejects still go to libcst, whose grammar knows newer syntax, but only
-    when shallow: its native parser recurses without a limit and would crash the process."""
-    if err is None:
-        return True
-    if err.final:
-        return False
-    import io
-    import tokenize
-
-    depth = count = 0
-    lines = io.BytesIO(source if isinstance(source, bytes) else source.encode("utf-8", "surrogateescape")).readline
-    try:
-        for tok in tokenize.tokenize(lines):
-            if tok.type == tokenize.OP:
-                depth += tok.string in "([{"
-                depth -= tok.string in ")]}"
-            count = 0 if tok.type == tokenize.NEWLINE else count + 1
-            if depth > _MAX_LIBCST_DEPTH or count > _MAX_LIBCST_TOKENS:
-                return False
-    except (tokenize.TokenError, SyntaxError, UnicodeError, LookupError, ValueError):
-        return False
-    return True
-
-
 def _parse_and_analyse(source, path, enabled, result: FileResult, apply_noqa: bool, ast_error: AstError | None,
                        edits: Edits | None, tree: ast.Module | None) -> None:
     import libcst as cst
 
     try:
         module = cst.parse_module(source)
-        if edits is not None:
-            edits.module = module
         text = source if isinstance(source, str) else source.decode(module.encoding)
-        _analyse(module, path, enabled, result, apply_noqa, edits, tree, text)
     except cst.ParserSyntaxError as exc:
-        result.error = ast_error.message if ast_error else _libcst_syntax_message(exc)
+        result.error = ast_error.message if ast_error else libcst_syntax_message(exc)
+        return
     except (UnicodeError, LookupError, SyntaxError, ValueError) as exc:
         result.error = f"cannot decode or parse: {exc}"
-
-
-def _located(err: SyntaxError) -> str:
-    # Only the text: keeping the exception would keep this frame alive through its traceback.
-    return f"syntax error at line {err.lineno}, column {err.offset or 1}: {err.msg}"
-
-
-def _libcst_syntax_message(exc) -> str:
-    """Only for a file CPython parsed and libcst did not (CPython places errors better)."""
-    m = re.search(r"error at (\d+):(\d+): (.*)", exc.message, re.DOTALL)
-    if m:
-        return f"syntax error at line {m.group(1)}, column {int(m.group(2)) + 1}: {m.group(3).strip()}"
-    return f"syntax error at line {exc.raw_line}, column {exc.raw_column + 1}: {exc.message.strip()}"
+        return
+    if edits is not None:
+        edits.module = module
+    _analyse(module, path, enabled, result, apply_noqa, edits, tree, text)
 
 
 def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, apply_noqa: bool,
@@ -268,7 +205,7 @@ def run_jobs(jobs: Sequence[tuple[str, frozenset[str]]], workers: int, cache=Non
         try:
             data = read_source(path)
         except OSError as exc:  # vanished, unreadable, a folder or FIFO named *.py, a link loop
-            results[i] = FileResult(path, error=f"cannot read: {exc.strerror or exc}")
+            results[i] = FileResult(path, error=unreadable(exc))
             continue
         # a full analysis is cached apart from the pre-filtered answer for the same bytes
         key = cache.key(path, data, enabled | {"<full>"} if full else enabled) if cache is not None else None

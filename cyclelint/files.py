@@ -29,16 +29,16 @@ def matches(path: str, patterns: Iterable[str], base: str) -> bool:
 def read_source(path: str) -> bytes:
     """The file's bytes. Raises OSError, also for what is not a regular file: a FIFO or a device
     named ``*.py`` would block or never end (opened non-blocking, so the check cannot hang)."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+    nonblocking = getattr(os, "O_NONBLOCK", 0)
+    with open(path, "rb", opener=lambda name, flags: os.open(name, flags | nonblocking)) as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
             raise OSError(0, "not a regular file")
-        with os.fdopen(fd, "rb") as fh:
-            fd = -1
-            return fh.read()
-    finally:
-        if fd >= 0:
-            os.close(fd)
+        return fh.read()
+
+
+def unreadable(exc: OSError) -> str:
+    """The error line for a file :func:`read_source` could not read."""
+    return f"cannot read: {exc.strerror or exc}"
 
 
 def discover(paths: Iterable[str], exclude: Iterable[str] = (), base: str = ".") -> Iterator[tuple[str, str | None]]:
@@ -57,9 +57,7 @@ def discover(paths: Iterable[str], exclude: Iterable[str] = (), base: str = ".")
             continue
         unlistable: list[OSError] = []
         for dirpath, dirnames, filenames in os.walk(top, onerror=unlistable.append):
-            while unlistable:
-                err = unlistable.pop()
-                yield err.filename, f"cannot list folder: {err.strerror}"
+            yield from _unlistable(unlistable)
             dirnames[:] = sorted(
                 d for d in dirnames
                 if d not in SKIP_DIRS
@@ -71,8 +69,14 @@ def discover(paths: Iterable[str], exclude: Iterable[str] = (), base: str = ".")
                     path = os.path.join(dirpath, name)
                     if not matches(path, exclude, base):
                         yield from _once(path, seen)
-        for err in unlistable:  # the top folder itself, or the last one listed
-            yield err.filename, f"cannot list folder: {err.strerror}"
+        yield from _unlistable(unlistable)  # the top folder itself, or the last one listed
+
+
+def _unlistable(errors: list[OSError]) -> Iterator[tuple[str, str]]:
+    """The folders ``os.walk`` reported it could not list, once each."""
+    while errors:
+        err = errors.pop(0)
+        yield err.filename, f"cannot list folder: {err.strerror}"
 
 
 def _once(path: str, seen: set[str]) -> Iterator[tuple[str, None]]:

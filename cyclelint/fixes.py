@@ -13,7 +13,7 @@ import libcst as cst
 
 from .atomic import write_atomic
 from .engine import Edits, lint_source
-from .files import read_source
+from .files import read_source, unreadable
 from .findings import FileError, Finding
 
 
@@ -37,7 +37,7 @@ def plan_fixes(findings: Iterable[Finding]) -> tuple[list[FileFix], list[FileErr
         try:
             data = read_source(path)
         except OSError as exc:
-            errors.append(FileError(path, f"cannot read: {exc.strerror or exc}"))
+            errors.append(FileError(path, unreadable(exc)))
             continue
         # Only the codes found there: the ones the run enabled for this file (per-file ignores included).
         result = fix_source(data, path, frozenset(codes[path]))

@@ -33,8 +33,8 @@ from .vocabulary import (
     WEAK_DATA,
     loss_like,
     model_like,
-    torch_rooted,
     name_tokens,
+    torch_rooted,
 )
 
 KEPT_CALLS = FRAME_CALLS | {"exc_info"}

@@ -11,10 +11,10 @@ def render(findings: Sequence[Finding], errors: Sequence[FileError]) -> str:
     lines = [f"{f.path}:{f.line}:{f.column}: {f.code} {'[*] ' * f.fixable}{f.shown_message()}" for f in findings]
     if findings or errors:
         files = len({f.path for f in findings})
-        summary = (f"Found {_count(len(findings), 'finding')} in {_count(files, 'file')}" if findings
+        summary = (f"Found {count(len(findings), 'finding')} in {count(files, 'file')}" if findings
                    else "No findings")
         if errors:
-            summary += f"; {_count(len(errors), 'file')} could not be linted"
+            summary += f"; {count(len(errors), 'file')} could not be linted"
         lines.append(summary + ".")
         fixable = sum(f.fixable for f in findings)
         if fixable:
@@ -22,7 +22,7 @@ def render(findings: Sequence[Finding], errors: Sequence[FileError]) -> str:
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-def _count(n: int, noun: str) -> str:
+def count(n: int, noun: str) -> str:
     return f"{n} {noun}{'s' * (n != 1)}"
 
 
