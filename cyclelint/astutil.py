@@ -98,16 +98,26 @@ def stores(node: ast.AST, calls: list[ast.Call]):
 
 
 def attribute_stores(stmt):
-    """(owner, value) of ``o.attr = value`` (tuple targets paired) and ``setattr(o, "attr", value)``."""
+    """(owner, value) of ``o.attr = value`` (tuple targets paired with a tuple of the same length, as
+    the full analysis does: ``o.a, o.b = pair`` keeps the items of ``pair``, not ``pair``) and
+    ``setattr(o, "attr", value)``."""
     if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and stmt.value is not None:
-        for owner, value, slot in stores(ast.Assign(targets=stmt.targets if isinstance(stmt, ast.Assign)
-                                                     else [stmt.target], value=stmt.value), []):
-            if slot is not None:
-                yield owner, value
+        for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
+            yield from _attribute_pairs(target, stmt.value)
     elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and last(stmt.value.func) == "setattr":
         args = stmt.value.args
         if len(args) >= 3 and isinstance(args[1], ast.Constant) and isinstance(args[1].value, str):
             yield dotted(args[0]), args[2]
+
+
+def _attribute_pairs(target: ast.AST, value: ast.AST):
+    if isinstance(target, ast.Attribute):
+        yield dotted(target.value), value
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        if (isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts)
+                and not any(isinstance(v, ast.Starred) for v in value.elts)):
+            for t, v in zip(target.elts, value.elts):
+                yield from _attribute_pairs(t, v)
 
 
 def statements(body, into_defs: bool = True):

@@ -76,7 +76,7 @@ class _Scan:
         if (not self.found and "CYC3" in self.fam
                 and (self.fn_data_accumulates or (self.fn_step and self.fn_accumulates))
                 # CYC304 collects device tensors that carry no graph: no evidence needed
-                and ("CYC304" in self.codes or _graph_evidence(self.fn_node, self.fn_instance, self.methods, self.returning))):
+                and ("CYC304" in self.codes or self.graph_evidence(self.fn_node, self.fn_instance))):
             self.hit("CYC3: accumulation in a loop with graph evidence")
 
     def has_evidence(self) -> bool:
@@ -92,9 +92,10 @@ class _Scan:
         self.found, self.reason = True, reason
 
     def run(self, tree: ast.Module) -> bool:
-        self.fn_node = tree
+        self.fn_node = self.tree = tree
         self.methods = _regular_methods(tree)
-        self.returning = _ReturnsValues(tree)
+        self.stores: _Stores | None = None  # computed on first use, as most files never ask
+        self.returning = _GraphReturns(tree, self.file_stores)
         self.built: dict[str, str] = {}  # name or attribute -> class, from ``x = SomeClass(...)``
         self.attr_calls: list[ast.Call] | None = [] if "CYC305" in self.codes else None
         self.body(tree.body, instance=None, depth=0, in_class=False)
@@ -203,7 +204,15 @@ class _Scan:
         # graph. Dunder methods (super().__init__(...)) get no such evidence in the full analysis.
         if not (node.name.startswith("__") and node.name.endswith("__")):
             return True
-        return _graph_evidence(node, instance, self.methods, self.returning)
+        return self.graph_evidence(node, instance)
+
+    def file_stores(self) -> _Stores:
+        if self.stores is None:
+            self.stores = _Stores(self.tree)
+        return self.stores
+
+    def graph_evidence(self, fn: ast.AST, instance: str | None) -> bool:
+        return _graph_evidence(fn, instance, self.file_stores(), self.returning)
 
     def simple(self, node, instance):
         fam = self.fam
@@ -493,48 +502,114 @@ def _keeps_name(body, name) -> bool:
     return False
 
 
-class _ReturnsValues:
-    """Names of the file's functions and methods that return a value: the ones whose calls the
-    evaluator may find graph-attached (it notes helpers returning graphs). A superset, computed
-    on first use (most files never ask), over statements only."""
+class _Stores:
+    """What the whole file binds, computed on first use (most files never ask): attribute names
+    stored (``o.x = ...``, ``setattr(o, "x", ...)``), a superset of the instance attributes the
+    evaluator may know to hold a submodule, and plain names bound anywhere (``f = Encoder()`` at
+    module level or in an enclosing function is what a call ``f(x)`` may run)."""
 
     def __init__(self, tree: ast.Module):
-        self.tree, self.names = tree, None
+        self.attrs: set[str] = set()
+        self.names: set[str] = set()
+        for n in walk(tree):
+            if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store):
+                self.attrs.add(n.attr)
+            elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                self.names.add(n.id)
+            elif isinstance(n, ast.Call) and last(n.func) == "setattr" and len(n.args) >= 2 and isinstance(
+                    n.args[1], ast.Constant) and isinstance(n.args[1].value, str):
+                self.attrs.add(n.args[1].value)
 
-    def __contains__(self, name: str) -> bool:
-        if self.names is None:
-            self.names = {f.name for f in statements(self.tree.body)
-                          if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
-                          and any(isinstance(n, ast.Return) and n.value for n in statements(f.body, into_defs=False))}
-        return name in self.names
+
+def _graph_evidence(fn: ast.AST, instance: str | None, stores: _Stores, returns: _GraphReturns) -> bool:
+    """Without such evidence nothing in ``fn`` carries a graph: a call the evaluator
+    (analysis/tensors.py) may find graph-attached (see ``_direct_evidence``), or a call of a
+    function or method of the file that may return a graph."""
+    direct, called = _direct_evidence(fn, instance, stores)
+    return direct or bool(called & returns.names())
 
 
-def _graph_evidence(fn: ast.AST, instance: str | None, methods: set[str], returning) -> bool:
-    """A call in ``fn`` that the evaluator (analysis/tensors.py) may find graph-attached: a model,
-    loss or forward call by name, ``backward()``, ``self(...)``/``self.x(...)``, a call of a call
-    (``nn.MSELoss()(a, b)``), a call of a name bound in the function (``net = Net()``, a loop
-    target over ``self.blocks``), or of a function or method of the file that may return a graph.
-    Without one, nothing in ``fn`` carries a graph."""
-    bound: set[str] = set()
-    called: list[str] = []
-    names: set[str] = set()  # every called name, for the helpers (looked up last, as that may cost a scan)
+def _direct_evidence(fn: ast.AST, instance: str | None, stores: _Stores) -> tuple[bool, set[str]]:
+    """(True, _) for a model or loss call by name, a forward method of what may be a module
+    (``self.encode(x)``, ``model.decode(z)``, not ``coco_mask.decode(rle)``), ``backward()``, ``self(...)``,
+    ``self.x(...)`` of an attribute the file stores (a submodule; an inherited helper method is no
+    evidence), a call of a call (``nn.MSELoss()(a, b)``) or of a name the file binds (``net = Net()``,
+    a loop target over ``self.blocks``). Calling an item (``self.blocks[0](x)``) counts as calling
+    its container. Else (False, the names ``fn`` calls)."""
+    names: set[str] = set()
     for n in walk(fn):
         if isinstance(n, ast.Call):
             func = n.func
+            while isinstance(func, ast.Subscript):
+                func = func.value
             name = last(func)
-            if (isinstance(func, ast.Call) or model_like(name) or loss_like(name) or name in FORWARD_METHODS
+            if (isinstance(func, ast.Call) or model_like(name) or loss_like(name)
+                    or (name in FORWARD_METHODS and isinstance(func, ast.Attribute)
+                        and _may_be_module(func.value, instance, stores))
                     or name in STEP_METHODS or name == "grad" or _is_name(func, instance)
-                    or (_is_attr_of(func, instance) and name not in methods)):
-                return True
+                    or (_is_attr_of(func, instance) and name in stores.attrs)
+                    or (isinstance(func, ast.Name) and name in stores.names)):
+                return True, names
             names.add(name)
-            if isinstance(func, ast.Name):
-                called.append(func.id)
-        elif isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension, ast.withitem, ast.Assign, ast.AnnAssign,
-                            ast.NamedExpr)):
-            targets = getattr(n, "targets", None) or [getattr(n, "target", None) or getattr(n, "optional_vars", None)]
-            bound.update(t.id for target in targets if target is not None for t in walk(target)
-                         if isinstance(t, ast.Name))
-    return any(name in bound for name in called) or any(name in returning for name in names)
+    return False, names
+
+
+def _may_be_module(recv: ast.AST, instance: str | None, stores: _Stores) -> bool:
+    """What the evaluator may take for a model: the instance, a name the file binds or one named
+    like a model, an attribute the file stores or named like a model; anything else that is not
+    a plain name or attribute (a call, an item) is not ruled out."""
+    if isinstance(recv, ast.Name):
+        return recv.id == instance or recv.id in stores.names or model_like(recv.id)
+    if isinstance(recv, ast.Attribute):
+        return recv.attr in stores.attrs or model_like(recv.attr)
+    return True
+
+
+class _GraphReturns:
+    """Names of the file's functions and methods that may return a graph-attached value (the
+    evaluator notes helpers that do): they return a value and have evidence of their own or call
+    such a function (a fixed point, so call cycles are sound). Code outside any function with
+    evidence of its own (``out = model(x)`` at module level) could leave a graph anywhere:
+    then every function that returns a value counts. Computed on first use: most files never ask."""
+
+    def __init__(self, tree: ast.Module, stores):
+        self.tree, self.stores, self.found = tree, stores, None
+
+    def names(self) -> set[str]:
+        if self.found is None:
+            self.found = self._compute()
+        return self.found
+
+    def _compute(self) -> set[str]:
+        returning = [f for f in statements(self.tree.body) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                     and any(isinstance(n, ast.Return) and n.value for n in statements(f.body, into_defs=False))]
+        outside = ast.Module(body=list(_outside_functions(self.tree.body)), type_ignores=[])
+        stores = self.stores()
+        if _direct_evidence(outside, None, stores)[0]:
+            return {f.name for f in returning}
+        found: set[str] = set()
+        pending: list[tuple[str, set[str]]] = []
+        for f in returning:
+            params = f.args.posonlyargs + f.args.args
+            direct, called = _direct_evidence(f, params[0].arg if params else None, stores)
+            if direct:
+                found.add(f.name)
+            else:
+                pending.append((f.name, called))
+        while True:
+            grown = {name for name, called in pending if name not in found and called & found}
+            if not grown:
+                return found
+            found |= grown
+
+
+def _outside_functions(body):
+    """The statements of a module or class body that no function holds, class bodies entered."""
+    for node in body:
+        if isinstance(node, ast.ClassDef):
+            yield from _outside_functions(node.body)
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield node
 
 
 def _pairs(links: list[tuple[str, str]]) -> bool:

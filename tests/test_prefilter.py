@@ -68,6 +68,47 @@ EXTRA = {
         "import torch\ndef collect(images):\n    out = []\n    for image in images:\n"
         "        out.append(torch.tensor(image))\n    return out\n"
     ),
+    # calls the evaluator finds graph-attached: an item of a submodule attribute, a model bound at
+    # module level or in the enclosing function
+    "item_of_submodule": textwrap.dedent(
+        """\
+        from models import Encoder
+        class Runner:
+            def __init__(self):
+                self.stages = Encoder()
+            def run(self, loader):
+                total = 0
+                for batch in loader:
+                    total += self.stages[0](batch).sum()
+                return total
+        """),
+    "global_model": textwrap.dedent(
+        """\
+        from models import Encoder
+        f = Encoder()
+        def train(loader):
+            total = 0
+            for batch in loader:
+                total += f(batch).sum()
+            return total
+        """),
+    "enclosing_model": textwrap.dedent(
+        """\
+        from models import Encoder
+        def outer(loader):
+            f = Encoder()
+            def train():
+                total = 0
+                for batch in loader:
+                    total += f(batch).sum()
+                return total
+            return train
+        """),
+    # an unpacked parameter is not kept (its items are), a paired one is
+    "unpacked_into_attributes": (
+        "class Stage:\n    def __init__(self, depth, owner, size):\n        self.a, self.b = depth\n"
+        "        (self.owner, self.size), self.c = (owner, size), 1\n"
+    ),
     "clean": "def add(a, b):\n    return a + b\n\nclass P:\n    def __init__(self, x):\n        self.x = x\n",
 }
 
@@ -104,6 +145,30 @@ def test_prefilter_skips_plain_code():
 
     assert not may_have_findings(ast.parse(EXTRA["clean"]), DEFAULT_CODES)
     assert may_have_findings(ast.parse(EXTRA["alias_lambda"]), DEFAULT_CODES)
+
+
+def test_prefilter_skips_inherited_helpers_in_a_data_loop():
+    """An image processor's loop over ``images`` fills a dict from ``self.resize(...)``, a method it
+    inherits: no submodule of the file, so no graph, and libcst is not needed (transformers has
+    ~200 such files). The same loop calling a stored submodule does go on."""
+    import ast
+
+    from cyclelint.prefilter import may_have_findings
+
+    processor = textwrap.dedent(
+        """\
+        class Processor(BaseImageProcessor):
+            def _preprocess(self, images, size):
+                out = {}
+                for shape, stacked_images in images.items():
+                    out[shape] = self.resize(stacked_images, size)
+                return out
+        """)
+    assert not may_have_findings(ast.parse(processor), DEFAULT_CODES)
+    _same(processor.encode(), "processor.py")
+    stored = processor.replace("    def _preprocess", "    def __init__(self):\n        self.resize = Resizer()\n"
+                                                          "    def _preprocess")
+    assert may_have_findings(ast.parse(stored), DEFAULT_CODES)
 
 
 def test_clean_file_never_imports_libcst(tmp_path):
