@@ -3,9 +3,10 @@
 libcst computes positions by generating the code of the whole module, which costs about as much
 as the analysis itself. CPython's ``ast`` of the same file already knows where every statement
 is: the two trees hold the same statements in the same order, so they are paired by walking
-both. Only small statements (``x = ...``, ``x += ...``, ``f(...)``) are placed this way, the
-nodes the rules report almost always; anything else, or any disagreement between the trees,
-falls back to libcst's own positions.
+both. Decorators are placed from their expressions. Both place a statement alike (a ``def`` from the ``def`` line, not its decorators, to the
+end of its last statement), but for a compound statement whose last line ends in a semicolon,
+which CPython counts in and libcst does not; that, or any disagreement between the trees, falls back to libcst's own
+positions.
 """
 from __future__ import annotations
 
@@ -25,12 +26,31 @@ def statement_ranges(module: cst.Module, tree: ast.Module, text: str, wanted: li
     if "\f" in text or "\v" in text:
         return None  # CPython counts a form feed before a statement as a column, libcst does not
     want = {id(n) for n in wanted}
-    pairs: dict[int, ast.stmt] = {}
+    pairs: dict[int, ast.AST] = {}
     if not _pair(list(module.body), tree.body, want, pairs) or len(pairs) != len(want):
         return None
     lines = split_lines(text)
-    return {key: (s.lineno, _column(lines, s.lineno, s.col_offset), s.end_lineno,
-                  _column(lines, s.end_lineno, s.end_col_offset)) for key, s in pairs.items()}
+    out = {}
+    for key, s in pairs.items():
+        start = s.col_offset
+        if isinstance(s, ast.expr):  # a decorator: libcst starts it at its "@"
+            start = lines[s.lineno - 1].encode("utf-8")[:start].rstrip(b" \t")
+            if not start.endswith(b"@"):
+                return None
+            start = len(start) - 1
+        elif isinstance(s, _COMPOUND) and _ends_in_semicolon(lines, s):
+            return None
+        out[key] = (s.lineno, _column(lines, s.lineno, start), s.end_lineno, _column(lines, s.end_lineno, s.end_col_offset))
+    return out
+
+
+_COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.For, ast.AsyncFor, ast.While, ast.If, ast.With,
+             ast.AsyncWith, ast.Try, getattr(ast, "TryStar", ast.Try), ast.Match)
+
+
+def _ends_in_semicolon(lines: list[str], node: ast.stmt) -> bool:
+    line = lines[node.end_lineno - 1] if 0 < node.end_lineno <= len(lines) else ""
+    return line.encode("utf-8")[:node.end_col_offset].rstrip().endswith(b";")
 
 
 def split_lines(text: str) -> list[str]:
@@ -56,9 +76,13 @@ def _pair(cst_body: list, ast_body: list[ast.stmt], want: set[int], out: dict[in
         if _NAMES.get(name, name) != type(a).__name__.removeprefix("Async"):
             return False
         if id(c) in want:
-            if isinstance(c, cst.BaseCompoundStatement):
-                return False  # compound statements start at decorators or keywords: left to libcst
             out[id(c)] = a
+        decorators = list(getattr(c, "decorators", ()))
+        if len(decorators) != len(getattr(a, "decorator_list", ())):
+            return False
+        for cd, ad in zip(decorators, getattr(a, "decorator_list", ())):
+            if id(cd) in want:
+                out[id(cd)] = ad
         if isinstance(c, cst.BaseCompoundStatement) and not all(
                 _pair(cb, ab, want, out) for cb, ab in zip(_blocks(c), _ast_blocks(a), strict=True)):
             return False

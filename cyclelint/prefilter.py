@@ -25,6 +25,7 @@ from .vocabulary import (
     HOOK_RE,
     INPLACE,
     KEEPERS,
+    MODULE_PASSTHROUGH,
     NOT_DATA_CALLEES,
     PARTIALS,
     STEP_METHODS,
@@ -40,9 +41,23 @@ from .vocabulary import (
 KEPT_CALLS = FRAME_CALLS | {"exc_info"}
 
 
+class _Function:
+    """A function as the graph-evidence questions need it once the whole file is seen: its
+    calls (nested functions' included) and whether it returns a value."""
+
+    __slots__ = ("name", "first", "calls", "returns")
+
+    def __init__(self, name: str, first: str | None):
+        self.name, self.first = name, first  # first: the first positional parameter
+        self.calls: list[ast.Call] = []
+        self.returns = False
+
+
 class _Scan:
     """One walk over the statements with just enough context (the method's instance,
-    nesting, loops); expressions are looked at once, per statement."""
+    nesting, loops); expressions are looked at once, per statement. Whether a function may see
+    graph-attached values depends on what the whole file binds and returns, so those questions
+    are asked as they come up and answered at the end, from what the same walk collected."""
 
     def __init__(self, codes: set[str]):
         self.codes = codes
@@ -52,12 +67,19 @@ class _Scan:
         self.in_module = False  # inside a method of an nn.Module subclass
         self.module_classes: set[str] = set()
         self.loop_stack: list[bool] = []  # enclosing loops of the current function: over data or not
-        self.fn_node: ast.AST | None = None  # the current function (the module at top level)
+        self.fn = _Function("", None)  # the current function (the module at top level)
+        self.module_fn = self.fn
+        self.functions: list[_Function] = []
+        self.outside: list[ast.Call] = []  # calls no function holds (module and class bodies)
+        self.stores = _Stores()
+        self.questions: dict[int, tuple[_Function, str | None, str]] = {}  # id(function) -> (.., instance, reason)
         self.fn_instance: str | None = None
         self.fn_data_accumulates = False  # an accumulation inside a loop over data
         self.fn_step = False  # the current function calls backward()/step()/zero_grad()
         self.fn_accumulates = False  # ...and accumulates inside one of its loops
-        self.evidence: bool | tuple = True  # the current method could see graph-attached values (CYC305)
+        # the current method could see graph-attached values (CYC305): True, or (its _Function,
+        # instance) when only a call in its body can tell (dunder methods), asked at the end
+        self.evidence: bool | tuple = True
         self.links: list[tuple[str, str]] = []  # (owner, value) of the current function's stores
         self.aliases: set[str] = set()  # locals bound to bound methods, wrappers or Cls(self)
         self.exc_locals: set[str] = set()  # locals bound to a new exception
@@ -74,32 +96,52 @@ class _Scan:
         if not self.found and "CYC2" in self.fam and _pairs(self.links):
             self.hit("CYC201: two stores pointing at each other")
         if (not self.found and "CYC3" in self.fam
-                and (self.fn_data_accumulates or (self.fn_step and self.fn_accumulates))
-                # CYC304 collects device tensors that carry no graph: no evidence needed
-                and ("CYC304" in self.codes or self.graph_evidence(self.fn_node, self.fn_instance))):
-            self.hit("CYC3: accumulation in a loop with graph evidence")
+                and (self.fn_data_accumulates or (self.fn_step and self.fn_accumulates))):
+            reason = "CYC3: accumulation in a loop with graph evidence"
+            if "CYC304" in self.codes:  # device tensors collected carry no graph: no evidence needed
+                self.hit(reason)
+            else:
+                self.ask(self.fn, self.fn_instance, reason)
 
-    def has_evidence(self) -> bool:
-        if isinstance(self.evidence, tuple):
-            self.evidence = self.may_see_graphs(*self.evidence)
-        return bool(self.evidence)
+    def ask(self, fn: _Function, instance: str | None, reason: str) -> None:
+        self.questions.setdefault(id(fn), (fn, instance, reason))
 
-    def state_growth(self, reason: str) -> None:
-        if "CYC3" in self.fam and self.has_evidence():
+    def state_growth(self, reason: str, values: list[ast.AST]) -> None:
+        """Instance state grown from ``values``: a CYC305 candidate if the method may see graphs."""
+        if "CYC3" not in self.fam or not self.evidence or not _may_depend(values, self.fn_instance):
+            return
+        if self.evidence is True:
             self.hit(reason)
+        else:
+            self.ask(*self.evidence, reason)
+
+    def answer(self) -> None:
+        """The questions, once the file's bindings and returns are all known."""
+        self.stores.finish()
+        helpers_called = []
+        for fn, instance, reason in self.questions.values():
+            direct, called = _direct_evidence(fn.calls, instance, self.stores)
+            if direct:
+                self.hit(reason)
+                return
+            helpers_called.append((called, reason))
+        returning = _graph_returns(self.functions, self.outside, self.stores)  # the dearer part, last
+        for called, reason in helpers_called:
+            if called & returning:
+                self.hit(reason)
+                return
 
     def hit(self, reason: str) -> None:
         self.found, self.reason = True, reason
 
     def run(self, tree: ast.Module) -> bool:
-        self.fn_node = self.tree = tree
         self.methods = _regular_methods(tree)
-        self.stores: _Stores | None = None  # computed on first use, as most files never ask
-        self.returning = _GraphReturns(tree, self.file_stores)
         self.built: dict[str, str] = {}  # name or attribute -> class, from ``x = SomeClass(...)``
         self.attr_calls: list[ast.Call] | None = [] if "CYC305" in self.codes else None
         self.body(tree.body, instance=None, depth=0, in_class=False)
         self.end_of_function()
+        if not self.found and self.questions:
+            self.answer()
         return self.found
 
     def body(self, stmts, instance, depth, in_class):
@@ -138,6 +180,7 @@ class _Scan:
                     self.hit("CYC203: loop over modules()")
                     return
                 self.expr(node.iter, instance)
+                self.stores.bind(node.target, None)
             self.loop_stack.append(over_data)
             self.body(node.body, instance, depth, False)
             self.loop_stack.pop()
@@ -158,6 +201,9 @@ class _Scan:
                 type(node), lambda n: [i.context_expr for i in n.items])(node)
             for expr in header:
                 self.expr(expr, instance)
+            for item in getattr(node, "items", ()):
+                if item.optional_vars is not None:
+                    self.stores.bind(item.optional_vars, item.context_expr)
             if isinstance(node, ast.Match):
                 for case in node.cases:
                     self.body(case.body, instance, depth, False)
@@ -183,36 +229,28 @@ class _Scan:
         params = node.args.posonlyargs + node.args.args
         if in_class:
             instance = params[0].arg if params and not decos & {"staticmethod", "classmethod"} else None
+            if params:
+                self.stores.instances.add(params[0].arg)
+        parent = self.fn
+        fn = _Function(node.name, params[0].arg if params else None)
         saved = (self.links, self.aliases, self.exc_locals, self.loop_stack, self.fn_step, self.fn_accumulates,
-                 self.fn_data_accumulates, self.evidence, self.fn_node, self.fn_instance)
+                 self.fn_data_accumulates, self.evidence, self.fn_instance)
         self.links, self.aliases, self.exc_locals, self.loop_stack = [], set(), set(), []
         self.fn_step = self.fn_accumulates = self.fn_data_accumulates = False
-        self.fn_node, self.fn_instance = node, instance
+        self.fn, self.fn_instance = fn, instance
         if in_class:
-            self.evidence = (node, instance)  # judged lazily: most methods never need it
+            # Evidence CYC305 can use: ``forward``, or a method other objects call (meter.update(loss)),
+            # here or in another file: the caller may pass a graph. Dunder methods (super().__init__())
+            # get no such evidence in the full analysis: only a call in their body may give a graph.
+            dunder = node.name.startswith("__") and node.name.endswith("__")
+            self.evidence = (fn, instance) if dunder and node.name not in FORWARD_METHODS else True
         self.body(node.body, instance, depth + 1, False)
         self.end_of_function()
         (self.links, self.aliases, self.exc_locals, self.loop_stack, self.fn_step, self.fn_accumulates,
-         self.fn_data_accumulates, self.evidence, self.fn_node, self.fn_instance) = saved
-
-    def may_see_graphs(self, node, instance) -> bool:
-        """Evidence CYC305 can use: ``forward``, a method other objects call (``meter.update(loss)``),
-        or a call in its body that may return a graph-attached tensor."""
-        if node.name in FORWARD_METHODS:
-            return True
-        # called on some object (meter.update(loss)), here or in another file: the caller may pass a
-        # graph. Dunder methods (super().__init__(...)) get no such evidence in the full analysis.
-        if not (node.name.startswith("__") and node.name.endswith("__")):
-            return True
-        return self.graph_evidence(node, instance)
-
-    def file_stores(self) -> _Stores:
-        if self.stores is None:
-            self.stores = _Stores(self.tree)
-        return self.stores
-
-    def graph_evidence(self, fn: ast.AST, instance: str | None) -> bool:
-        return _graph_evidence(fn, instance, self.file_stores(), self.returning)
+         self.fn_data_accumulates, self.evidence, self.fn_instance) = saved
+        self.fn = parent
+        parent.calls += fn.calls  # a function's evidence includes what its closures call
+        self.functions.append(fn)
 
     def simple(self, node, instance):
         fam = self.fam
@@ -221,6 +259,11 @@ class _Scan:
                 self.hit("CYC401: raise of a local exception")
             return
         value = getattr(node, "value", None) if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) else None
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and value is not None:
+            for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                self.stores.bind(t, value)
+        elif isinstance(node, ast.Return) and node.value is not None:
+            self.fn.returns = True
         if value is not None:
             calls, words = self.expr(value, instance)
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -234,7 +277,7 @@ class _Scan:
         if isinstance(node, ast.AugAssign):
             self.accumulate()
             if instance and _may_carry_graph(node.value) and (dotted(strip_items(node.target)) or "").split(".")[0] == instance:
-                self.state_growth("CYC305: augmented self attribute")
+                self.state_growth("CYC305: augmented self attribute", [node.value])
                 if self.found:
                     return
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
@@ -245,6 +288,7 @@ class _Scan:
             reason = self.assign(node, instance, words)
             if reason:
                 self.hit(reason)
+            if self.found:
                 return
         for owner, stored, slot in stores(node, calls):
             reason = self.store(owner, stored, slot, instance)
@@ -259,18 +303,23 @@ class _Scan:
         mentioned = {n for n in names if n.rsplit(".", 1)[-1] in value_words and _mentions(node.value, n)}
         if mentioned:  # acc = acc + x, self.ema = b * self.ema + ...
             self.accumulate()
-            if instance and "CYC3" in fam and self.has_evidence() and any(
+            if instance and "CYC3" in fam and any(
                     n.split(".")[0] == instance and _grows(node.value, n) for n in mentioned):
-                return "CYC305: self attribute recurrence"
+                self.state_growth("CYC305: self attribute recurrence", [node.value])
+                if self.found:
+                    return None
         subscripts = [t for t in targets if isinstance(t, ast.Subscript)]
         if subscripts:
             self.accumulate()
-        if instance and "CYC3" in fam and self.has_evidence() and _may_carry_graph(node.value) and any(
+        if instance and "CYC3" in fam and _may_carry_graph(node.value) and any(
                 (dotted(strip_items(t)) or "").split(".")[0] == instance and _variable_key(t) for t in subscripts):
-            return "CYC305: store into a self container"
+            self.state_growth("CYC305: store into a self container", [node.value])
+            if self.found:
+                return None
         for t in targets:
             if isinstance(t, ast.Name):
-                if instance and (self.captures(node.value, instance, None, instance) or _ctor_with(node.value, instance)):
+                if instance and (self.captures(node.value, instance, None, instance)
+                                 or (instance in value_words and _ctor_with(node.value, instance))):
                     self.aliases.add(t.id)  # fn = self._impl; head = Head(self)
                 if isinstance(node.value, ast.Lambda):
                     self.aliases.add(t.id)  # cb = lambda: self.f(); self.cb = cb
@@ -345,6 +394,9 @@ class _Scan:
             elif isinstance(sub, ast.Call):
                 calls.append(sub)
                 name = last(sub.func)
+                if name == "setattr" and len(sub.args) >= 2 and isinstance(sub.args[1], ast.Constant) and isinstance(
+                        sub.args[1].value, str):
+                    self.stores.attrs.add(sub.args[1].value)
                 if self.attr_calls is not None and isinstance(sub.func, ast.Attribute):
                     self.attr_calls.append(sub)
                 if name in STEP_METHODS or name == "grad":
@@ -368,19 +420,34 @@ class _Scan:
                         base = base.func.value
                     grown = sub.args[-1] if name in INPLACE else sub.args[STORE_METHODS[name]]
                     if instance and _may_carry_graph(grown) and (dotted(strip_items(base)) or "").split(".")[0] == instance:
-                        self.state_growth("CYC305: self container append / in-place")
+                        self.state_growth("CYC305: self container append / in-place",
+                                          sub.args + [k.value for k in sub.keywords] if name in INPLACE else [grown])
                         if self.found:
                             return calls, words
             elif isinstance(sub, ast.Attribute):
                 words.add(sub.attr)
+                if isinstance(sub.ctx, ast.Store):
+                    self.stores.attrs.add(sub.attr)
                 if sub.attr == "__traceback__" and "CYC4" in fam:
                     self.hit("CYC401: __traceback__")
                     return calls, words
+            elif isinstance(sub, ast.NamedExpr):
+                self.stores.bind(sub.target, sub.value)
+        self.fn.calls += calls
+        if self.fn is self.module_fn:
+            self.outside += calls
         return calls, words
 
 
 def _mentions(value: ast.AST, path: str) -> bool:
     return any(isinstance(n, (ast.Name, ast.Attribute)) and dotted(n) == path for n in walk(value))
+
+
+def _may_depend(values: list[ast.AST], instance: str | None) -> bool:
+    """Whether the evaluator may find these attached or fed by a parameter: only through a call
+    or a name other than the instance (``self.n = self.n + 1`` and ``self.d = self.d or {}`` are not)."""
+    return any(isinstance(n, ast.Call) or (isinstance(n, ast.Name) and n.id != instance)
+               for value in values for n in walk(value))
 
 
 def _may_carry_graph(value: ast.AST) -> bool:
@@ -503,54 +570,97 @@ def _keeps_name(body, name) -> bool:
 
 
 class _Stores:
-    """What the whole file binds, computed on first use (most files never ask): attribute names
-    stored (``o.x = ...``, ``setattr(o, "x", ...)``), a superset of the instance attributes the
-    evaluator may know to hold a submodule, and plain names bound anywhere (``f = Encoder()`` at
-    module level or in an enclosing function is what a call ``f(x)`` may run)."""
+    """What the whole file binds, collected by the scan: ``attrs``, the attribute names it stores
+    (``o.x = ...``, ``setattr(o, "x", ...)``), a superset of the instance attributes the evaluator
+    may know to hold a submodule; once the file is seen, ``names``, the plain names it may bind to
+    a module anywhere (``f = Encoder()`` at module level or in an enclosing function is what a
+    call ``f(x)`` may run), judged as the evaluator does (analysis/tensors.py: only a class
+    instance, ``.to()``-like calls, names, items and attributes that may hold a module, and loop
+    targets; never a display, arithmetic or a conditional expression)."""
 
-    def __init__(self, tree: ast.Module):
+    def __init__(self):
         self.attrs: set[str] = set()
         self.names: set[str] = set()
-        for n in walk(tree):
-            if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store):
-                self.attrs.add(n.attr)
-            elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-                self.names.add(n.id)
-            elif isinstance(n, ast.Call) and last(n.func) == "setattr" and len(n.args) >= 2 and isinstance(
-                    n.args[1], ast.Constant) and isinstance(n.args[1].value, str):
-                self.attrs.add(n.args[1].value)
+        self.instances: set[str] = set()  # first parameters of methods: the instance may be a module
+        self.bound: list[tuple[ast.AST, ast.AST | None]] = []  # (target, value); None: may hold anything
+
+    def bind(self, target: ast.AST, value: ast.AST | None) -> None:
+        self.bound.append((target, value))
+        if not isinstance(target, ast.Name):
+            self.attrs.update(n.attr for n in walk(target) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store))
+
+    def finish(self) -> None:
+        """``names``, to a fixed point: a name bound to another name holds what that one may
+        (a parameter, an import or a def never holds a module, to the evaluator)."""
+        bound = self.bound
+        while True:
+            size = len(self.names)
+            for target, value in bound:
+                self._bind(target, value)
+            if len(self.names) == size:
+                return
+            bound = [(t, v) for t, v in bound if isinstance(_held(v), ast.Name)]
+
+    def _bind(self, target: ast.AST, value: ast.AST | None) -> None:
+        if isinstance(target, ast.Name):
+            if value is None or self.may_hold_module(value):
+                self.names.add(target.id)
+        elif isinstance(target, ast.Starred):
+            self._bind(target.value, value)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            if (isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts)
+                    and not any(isinstance(v, ast.Starred) for v in value.elts)):
+                for t, v in zip(target.elts, value.elts):
+                    self._bind(t, v)
+            else:  # unpacked items inherit what the whole may hold
+                for t in target.elts:
+                    self._bind(t, value)
+
+    def may_hold_module(self, value: ast.AST) -> bool:
+        value = _held(value)
+        if isinstance(value, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+            return self.may_hold_module(value.elt)
+        if isinstance(value, ast.DictComp):
+            return self.may_hold_module(value.value)
+        if isinstance(value, ast.Call):
+            name = last(value.func)
+            return name[:1].isupper() or name in MODULE_PASSTHROUGH
+        if isinstance(value, ast.Attribute):
+            return value.attr in self.attrs or model_like(value.attr)
+        return isinstance(value, ast.Name) and (value.id in self.names or value.id in self.instances
+                                                or model_like(value.id))
 
 
-def _graph_evidence(fn: ast.AST, instance: str | None, stores: _Stores, returns: _GraphReturns) -> bool:
-    """Without such evidence nothing in ``fn`` carries a graph: a call the evaluator
-    (analysis/tensors.py) may find graph-attached (see ``_direct_evidence``), or a call of a
-    function or method of the file that may return a graph."""
-    direct, called = _direct_evidence(fn, instance, stores)
-    return direct or bool(called & returns.names())
+def _held(value: ast.AST | None) -> ast.AST | None:
+    """What an item, ``await``, star or walrus hands on (the evaluator looks through them)."""
+    while isinstance(value, (ast.Subscript, ast.Await, ast.Starred, ast.NamedExpr)):
+        value = value.value
+    return value
 
 
-def _direct_evidence(fn: ast.AST, instance: str | None, stores: _Stores) -> tuple[bool, set[str]]:
-    """(True, _) for a model or loss call by name, a forward method of what may be a module
+def _direct_evidence(calls: list[ast.Call], instance: str | None, stores: _Stores) -> tuple[bool, set[str]]:
+    """Graph evidence among the calls of a function, without which nothing it calls carries a
+    graph, but for a helper of the file that may return one (``_graph_returns``).
+    (True, _) for a model or loss call by name, a forward method of what may be a module
     (``self.encode(x)``, ``model.decode(z)``, not ``coco_mask.decode(rle)``), ``backward()``, ``self(...)``,
     ``self.x(...)`` of an attribute the file stores (a submodule; an inherited helper method is no
-    evidence), a call of a call (``nn.MSELoss()(a, b)``) or of a name the file binds (``net = Net()``,
-    a loop target over ``self.blocks``). Calling an item (``self.blocks[0](x)``) counts as calling
-    its container. Else (False, the names ``fn`` calls)."""
+    evidence), a call of a call (``nn.MSELoss()(a, b)``) or of a name the file may bind to a module
+    (``net = Net()``, a loop target over ``self.blocks``). Calling an item (``self.blocks[0](x)``)
+    counts as calling its container. Else (False, the names called)."""
     names: set[str] = set()
-    for n in walk(fn):
-        if isinstance(n, ast.Call):
-            func = n.func
-            while isinstance(func, ast.Subscript):
-                func = func.value
-            name = last(func)
-            if (isinstance(func, ast.Call) or model_like(name) or loss_like(name)
-                    or (name in FORWARD_METHODS and isinstance(func, ast.Attribute)
-                        and _may_be_module(func.value, instance, stores))
-                    or name in STEP_METHODS or name == "grad" or _is_name(func, instance)
-                    or (_is_attr_of(func, instance) and name in stores.attrs)
-                    or (isinstance(func, ast.Name) and name in stores.names)):
-                return True, names
-            names.add(name)
+    for call in calls:
+        func = call.func
+        while isinstance(func, ast.Subscript):
+            func = func.value
+        name = last(func)
+        if (isinstance(func, ast.Call) or model_like(name) or loss_like(name)
+                or (name in FORWARD_METHODS and isinstance(func, ast.Attribute)
+                    and _may_be_module(func.value, instance, stores))
+                or name in STEP_METHODS or name == "grad" or _is_name(func, instance)
+                or (_is_attr_of(func, instance) and name in stores.attrs)
+                or (isinstance(func, ast.Name) and name in stores.names)):
+            return True, names
+        names.add(name)
     return False, names
 
 
@@ -565,51 +675,28 @@ def _may_be_module(recv: ast.AST, instance: str | None, stores: _Stores) -> bool
     return True
 
 
-class _GraphReturns:
+def _graph_returns(functions: list[_Function], outside: list[ast.Call], stores: _Stores) -> set[str]:
     """Names of the file's functions and methods that may return a graph-attached value (the
     evaluator notes helpers that do): they return a value and have evidence of their own or call
     such a function (a fixed point, so call cycles are sound). Code outside any function with
-    evidence of its own (``out = model(x)`` at module level) could leave a graph anywhere:
-    then every function that returns a value counts. Computed on first use: most files never ask."""
-
-    def __init__(self, tree: ast.Module, stores):
-        self.tree, self.stores, self.found = tree, stores, None
-
-    def names(self) -> set[str]:
-        if self.found is None:
-            self.found = self._compute()
-        return self.found
-
-    def _compute(self) -> set[str]:
-        returning = [f for f in statements(self.tree.body) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
-                     and any(isinstance(n, ast.Return) and n.value for n in statements(f.body, into_defs=False))]
-        outside = ast.Module(body=list(_outside_functions(self.tree.body)), type_ignores=[])
-        stores = self.stores()
-        if _direct_evidence(outside, None, stores)[0]:
-            return {f.name for f in returning}
-        found: set[str] = set()
-        pending: list[tuple[str, set[str]]] = []
-        for f in returning:
-            params = f.args.posonlyargs + f.args.args
-            direct, called = _direct_evidence(f, params[0].arg if params else None, stores)
-            if direct:
-                found.add(f.name)
-            else:
-                pending.append((f.name, called))
-        while True:
-            grown = {name for name, called in pending if name not in found and called & found}
-            if not grown:
-                return found
-            found |= grown
-
-
-def _outside_functions(body):
-    """The statements of a module or class body that no function holds, class bodies entered."""
-    for node in body:
-        if isinstance(node, ast.ClassDef):
-            yield from _outside_functions(node.body)
-        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            yield node
+    evidence of its own (``out = model(x)`` at module level) could leave a graph anywhere: then
+    every function that returns a value counts."""
+    returning = [f for f in functions if f.returns]
+    if _direct_evidence(outside, None, stores)[0]:
+        return {f.name for f in returning}
+    found: set[str] = set()
+    pending: list[tuple[str, set[str]]] = []
+    for f in returning:
+        direct, called = _direct_evidence(f.calls, f.first, stores)
+        if direct:
+            found.add(f.name)
+        else:
+            pending.append((f.name, called))
+    while True:
+        grown = {name for name, called in pending if name not in found and called & found}
+        if not grown:
+            return found
+        found |= grown
 
 
 def _pairs(links: list[tuple[str, str]]) -> bool:

@@ -20,6 +20,8 @@ WEAK_DATA = frozenset(
     {"chunks", "samples", "examples", "prompts", "data", "train", "val", "valid", "validation", "test", "eval",
      "iterator", "images", "texts", "records"}
 )
+# Module methods that return the module itself (``model.to(device)``).
+MODULE_PASSTHROUGH = frozenset({"to", "cuda", "cpu", "train", "eval", "half", "float", "double", "requires_grad_"})
 MODULE_ITER_RE = re.compile(r"(layers|blocks|heads|stages|models|nets|modules|children|experts)$", re.IGNORECASE)
 NOT_DATA_CALLEES = frozenset({"range", "enumerate", "zip", "iter", "tqdm", "len", "reversed", "sorted", "list", "tuple"})
 APPENDS = frozenset({"append", "extend", "insert", "add", "appendleft", "extendleft"})

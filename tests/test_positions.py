@@ -1,5 +1,6 @@
 """Statements placed from CPython's tree (positions.py) sit exactly where libcst's own position
-pass puts them, on every small statement of the fixtures, the shared cases and awkward code."""
+pass puts them, on every statement (small and compound) and decorator of the fixtures, the shared
+cases and awkward code."""
 import ast
 
 import libcst as cst
@@ -22,15 +23,17 @@ AWKWARD = {
         "while x: j = 10; k = 11\n"
     ),
     "decorated_and_continued": "@a\n@b\ndef f(x):\n    return x \\\n        + 1\nq = [\n    1,\n]\n",
+    "decorators": "@ dec  # c\n@dec2 (1)\n@a.b[0]\nclass A:\n    @\tstaticmethod\n    def f(): 'é'; return 1\n",
+    "comment_after_block": "class A:  # c\n    def f(self):\n        pass  # c\n\n    # trailing\n\nx = 1\n",
 }
 
 
-def small_statements(module):
+def statements(module):
     found = []
 
     class Collect(cst.CSTVisitor):
         def on_visit(self, node):
-            if isinstance(node, cst.BaseSmallStatement):
+            if isinstance(node, (cst.BaseSmallStatement, cst.BaseCompoundStatement, cst.Decorator)):
                 found.append(node)
             return True
 
@@ -40,7 +43,7 @@ def small_statements(module):
 
 def check(data: bytes):
     module = cst.parse_module(data)
-    nodes = small_statements(module)
+    nodes = statements(module)
     ranges = statement_ranges(module, ast.parse(data), data.decode(module.encoding), nodes)
     assert ranges is not None
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
@@ -63,9 +66,20 @@ def test_form_feed_is_left_to_libcst():
     """CPython counts a form feed before a statement as a column, libcst does not: libcst decides."""
     src = "x = 1\n\x0cy = 2\n"
     module = cst.parse_module(src)
-    assert statement_ranges(module, ast.parse(src), src, small_statements(module)) is None
+    assert statement_ranges(module, ast.parse(src), src, statements(module)) is None
 
 
-def test_compound_statements_are_left_to_libcst():
-    module = cst.parse_module("def f():\n    pass\n")
-    assert statement_ranges(module, ast.parse("def f():\n    pass\n"), "def f():\n    pass\n", [module.body[0]]) is None
+def test_block_ending_in_a_semicolon_is_left_to_libcst():
+    """CPython ends ``if a: f(x);`` after the semicolon, libcst before it: libcst decides; the
+    small statement itself is placed alike by both."""
+    src = "if a:\n    f(x);\n"
+    module = cst.parse_module(src)
+    assert statement_ranges(module, ast.parse(src), src, [module.body[0]]) is None
+    call = module.body[0].body.body[0].body[0]
+    assert statement_ranges(module, ast.parse(src), src, [call]) == {id(call): (2, 4, 2, 8)}
+
+
+def test_decorator_continued_after_its_at_sign_is_left_to_libcst():
+    src = "@\\\ndec\ndef f():\n    pass\n"
+    module = cst.parse_module(src)
+    assert statement_ranges(module, ast.parse(src), src, [module.body[0].decorators[0]]) is None

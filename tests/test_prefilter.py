@@ -109,6 +109,13 @@ EXTRA = {
         "class Stage:\n    def __init__(self, depth, owner, size):\n        self.a, self.b = depth\n"
         "        (self.owner, self.size), self.c = (owner, size), 1\n"
     ),
+    # in-place growth fed by a keyword argument: the whole call counts, not only the tensor added
+    "inplace_keyword_fed": textwrap.dedent(
+        """\
+        class Ema:
+            def update(self, scale):
+                self.avg.mul_(0.9).add_(self.value, alpha=scale)
+        """),
     "clean": "def add(a, b):\n    return a + b\n\nclass P:\n    def __init__(self, x):\n        self.x = x\n",
 }
 
@@ -188,3 +195,24 @@ def test_overloaded_init_is_described_by_its_last_definition():
         "        self.owner = owner\n"
     )
     _same(src.encode(), "stub.py")
+
+
+def test_prefilter_skips_state_rebuilt_from_itself_alone():
+    """``self.n = self.n // 2 + 1`` or ``self.d = self.d if self.d is not None else {}`` grows
+    nothing a caller could attach a graph to: no call, no other name."""
+    import ast
+
+    from cyclelint.prefilter import may_have_findings
+
+    config = textwrap.dedent(
+        """\
+        class Config:
+            def post_init(self):
+                self.window = self.window // 2 + 1
+                self.params = self.params if self.params is not None else {}
+                self.total.add_(self.bias)
+        """)
+    assert not may_have_findings(ast.parse(config), DEFAULT_CODES)
+    _same(config.encode(), "config.py")
+    fed = config.replace("self.bias)", "self.bias, alpha=scale)").replace("(self):", "(self, scale):")
+    assert may_have_findings(ast.parse(fed), DEFAULT_CODES)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from ..vocabulary import FORWARD_METHODS, loss_like, model_like, torch_rooted
+from ..vocabulary import FORWARD_METHODS, MODULE_PASSTHROUGH, loss_like, model_like, torch_rooted
 from .exprs import callee, dotted, last_part
 
 if TYPE_CHECKING:
@@ -54,7 +54,6 @@ SAFE_METHODS = frozenset(
 SAFE_ATTRS = frozenset(
     {"shape", "dtype", "device", "ndim", "requires_grad", "is_cuda", "is_leaf", "grad_fn", "layout", "names"}
 )
-MODULE_PASSTHROUGH = frozenset({"to", "cuda", "cpu", "train", "eval", "half", "float", "double", "requires_grad_"})
 SAFE_CALLS = frozenset(
     {
         "float", "int", "bool", "str", "len", "repr", "isinstance", "issubclass", "hasattr",
