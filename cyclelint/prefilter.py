@@ -25,6 +25,7 @@ from .vocabulary import (
     HOOK_RE,
     INPLACE,
     KEEPERS,
+    MODULE_ITER_RE,
     MODULE_PASSTHROUGH,
     NOT_DATA_CALLEES,
     PARTIALS,
@@ -180,7 +181,13 @@ class _Scan:
                     self.hit("CYC203: loop over modules()")
                     return
                 self.expr(node.iter, instance)
-                self.stores.bind(node.target, None)
+                # as Walker.for_loop: every name of the target holds what the iterable may, or
+                # anything when it is named like a container of modules (self.layers)
+                held = None if any(MODULE_ITER_RE.search(n) for n in names) else node.iter
+                self.stores.attrs.update(n.attr for n in walk(node.target) if isinstance(n, ast.Attribute))
+                for n in walk(node.target):
+                    if isinstance(n, ast.Name):
+                        self.stores.bind(n, held)
             self.loop_stack.append(over_data)
             self.body(node.body, instance, depth, False)
             self.loop_stack.pop()
@@ -641,7 +648,7 @@ def _held(value: ast.AST | None) -> ast.AST | None:
 def _direct_evidence(calls: list[ast.Call], instance: str | None, stores: _Stores) -> tuple[bool, set[str]]:
     """Graph evidence among the calls of a function, without which nothing it calls carries a
     graph, but for a helper of the file that may return one (``_graph_returns``).
-    (True, _) for a model or loss call by name, a forward method of what may be a module
+    (True, _) for a model or loss call by name (not ``TransformerLayer(config)``: a new object), a forward method of what may be a module
     (``self.encode(x)``, ``model.decode(z)``, not ``coco_mask.decode(rle)``), ``backward()``, ``self(...)``,
     ``self.x(...)`` of an attribute the file stores (a submodule; an inherited helper method is no
     evidence), a call of a call (``nn.MSELoss()(a, b)``) or of a name the file may bind to a module
@@ -650,6 +657,8 @@ def _direct_evidence(calls: list[ast.Call], instance: str | None, stores: _Store
     names: set[str] = set()
     for call in calls:
         func = call.func
+        if isinstance(func, (ast.Name, ast.Attribute)) and last(func)[:1].isupper():
+            continue  # SomeBlock(config) builds an object: only calling that may give a graph
         while isinstance(func, ast.Subscript):
             func = func.value
         name = last(func)

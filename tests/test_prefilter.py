@@ -197,6 +197,57 @@ def test_overloaded_init_is_described_by_its_last_definition():
     _same(src.encode(), "stub.py")
 
 
+def test_prefilter_skips_a_module_built_in_init():
+    """``__init__`` appending new layers to ``self.layers`` builds modules, it runs none: no graph.
+    Calling one there does give one."""
+    import ast
+
+    from cyclelint.prefilter import may_have_findings
+
+    init = textwrap.dedent(
+        """\
+        class Encoder(nn.Module):
+            def __init__(self, config):
+                super().__init__()
+                self.layers = nn.ModuleList()
+                for i in range(config.num_layers):
+                    layer = EncoderLayer(config)
+                    self.layers.append(layer)
+        """)
+    assert not may_have_findings(ast.parse(init), DEFAULT_CODES)
+    _same(init.encode(), "encoder.py")
+    probe = init + "            self.probes.append(layer(config.probe))\n"
+    assert [f.code for f in lint_source(probe.encode(), "probe.py", DEFAULT_CODES).findings] == ["CYC305"]
+    _same(probe.encode(), "probe.py")
+
+
+def test_prefilter_skips_functions_called_from_a_table():
+    """``init_fn`` comes from a table and from ``.items()`` of a dict of functions: no module of the
+    file, so calling it is no graph. A loop over something named like modules (``.blocks``) may be."""
+    import ast
+
+    from cyclelint.prefilter import may_have_findings
+
+    rotary = textwrap.dedent(
+        """\
+        class Rotary(nn.Module):
+            def __init__(self, config):
+                super().__init__()
+                for layer_type in config.layer_types:
+                    init_fn = ROPE_INIT_FUNCTIONS[layer_type]
+                    self.init_fns[layer_type] = init_fn
+                    self.inv_freq[layer_type] = init_fn(config)
+        def reset(module):
+            for layer_type, init_fn in module.init_fns.items():
+                init_fn(module.config)
+        """)
+    assert not may_have_findings(ast.parse(rotary), DEFAULT_CODES)
+    _same(rotary.encode(), "rotary.py")
+    blocks = rotary.replace("module.init_fns.items()", "module.blocks.items()")
+    assert may_have_findings(ast.parse(blocks), DEFAULT_CODES)
+    _same(blocks.encode(), "blocks.py")
+
+
 def test_prefilter_skips_state_rebuilt_from_itself_alone():
     """``self.n = self.n // 2 + 1`` or ``self.d = self.d if self.d is not None else {}`` grows
     nothing a caller could attach a graph to: no call, no other name."""
