@@ -3,10 +3,11 @@
 libcst computes positions by generating the code of the whole module, which costs about as much
 as the analysis itself. CPython's ``ast`` of the same file already knows where every statement
 is: the two trees hold the same statements in the same order, so they are paired by walking
-both. Decorators are placed from their expressions. Both place a statement alike (a ``def`` from the ``def`` line, not its decorators, to the
-end of its last statement), but for a compound statement whose last line ends in a semicolon,
-which CPython counts in and libcst does not; that, or any disagreement between the trees, falls back to libcst's own
-positions.
+both. Both place a statement alike (a ``def`` from its ``def`` line, not its decorators, to the
+end of its last statement) except a compound statement whose last line ends in a semicolon,
+which CPython counts in and libcst does not; decorators are placed from their expressions and
+their ``@``. That semicolon, a form feed or any disagreement between the trees falls back to
+libcst's own positions.
 """
 from __future__ import annotations
 

@@ -184,10 +184,11 @@ class _Scan:
                 # as Walker.for_loop: every name of the target holds what the iterable may, or
                 # anything when it is named like a container of modules (self.layers)
                 held = None if any(MODULE_ITER_RE.search(n) for n in names) else node.iter
-                self.stores.attrs.update(n.attr for n in walk(node.target) if isinstance(n, ast.Attribute))
                 for n in walk(node.target):
                     if isinstance(n, ast.Name):
                         self.stores.bind(n, held)
+                    elif isinstance(n, ast.Attribute):
+                        self.stores.attrs.add(n.attr)  # for self.x in ...
             self.loop_stack.append(over_data)
             self.body(node.body, instance, depth, False)
             self.loop_stack.pop()
@@ -592,9 +593,10 @@ class _Stores:
         self.bound: list[tuple[ast.AST, ast.AST | None]] = []  # (target, value); None: may hold anything
 
     def bind(self, target: ast.AST, value: ast.AST | None) -> None:
+        """``target = value`` (``value`` None: the target may hold anything)."""
         self.bound.append((target, value))
-        if not isinstance(target, ast.Name):
-            self.attrs.update(n.attr for n in walk(target) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store))
+        if not isinstance(target, ast.Name):  # with ... as self.x
+            self.attrs.update(n.attr for n in walk(target) if isinstance(n, ast.Attribute))
 
     def finish(self) -> None:
         """``names``, to a fixed point: a name bound to another name holds what that one may
@@ -648,12 +650,13 @@ def _held(value: ast.AST | None) -> ast.AST | None:
 def _direct_evidence(calls: list[ast.Call], instance: str | None, stores: _Stores) -> tuple[bool, set[str]]:
     """Graph evidence among the calls of a function, without which nothing it calls carries a
     graph, but for a helper of the file that may return one (``_graph_returns``).
-    (True, _) for a model or loss call by name (not ``TransformerLayer(config)``: a new object), a forward method of what may be a module
-    (``self.encode(x)``, ``model.decode(z)``, not ``coco_mask.decode(rle)``), ``backward()``, ``self(...)``,
-    ``self.x(...)`` of an attribute the file stores (a submodule; an inherited helper method is no
-    evidence), a call of a call (``nn.MSELoss()(a, b)``) or of a name the file may bind to a module
-    (``net = Net()``, a loop target over ``self.blocks``). Calling an item (``self.blocks[0](x)``)
-    counts as calling its container. Else (False, the names called)."""
+    (True, _) for a model or loss call by name (not ``EncoderLayer(config)``: that builds an
+    object), a forward method of what may be a module (``self.encode(x)``, ``model.decode(z)``, not
+    ``coco_mask.decode(rle)``), ``backward()``, ``self(...)``, ``self.x(...)`` of an attribute the
+    file stores (a submodule; an inherited helper method is no evidence), a call of a call
+    (``nn.MSELoss()(a, b)``) or of a name the file may bind to a module (``net = Net()``, a loop
+    target over ``self.blocks``). Calling an item (``self.blocks[0](x)``) counts as calling its
+    container. Else (False, the names called)."""
     names: set[str] = set()
     for call in calls:
         func = call.func
