@@ -55,7 +55,6 @@ class PendingState:
     params: list[str]
     deps: list[str]  # the parameters the grown value comes from
     message: str
-    noqa: tuple[str, ...] | None
 
 
 @dataclass
@@ -170,7 +169,7 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
         line, col, end_line, end_col = where(st.stmt)
         if not suppressed("CYC305", noqa_at(line)):
             result.states.append(PendingState(line, col + 1, end_line, end_col + 1, st.cls,
-                                              st.method, st.params, st.deps, st.message, noqa_at(line)))
+                                              st.method, st.params, st.deps, st.message))
 
 
 def _positions(module, tree: ast.Module | None, text: str, nodes: list):
@@ -178,7 +177,6 @@ def _positions(module, tree: ast.Module | None, text: str, nodes: list):
     tree where it places every node (positions.py); else libcst's position pass, a code-generation
     of the whole module (and only then is its metadata machinery imported)."""
     from .positions import statement_ranges
-
 
     ranges = statement_ranges(module, tree, text, nodes) if tree is not None else None
     if ranges is not None:

@@ -33,6 +33,7 @@ from .vocabulary import (
     STORE_METHODS,
     STRONG_DATA,
     WEAK_DATA,
+    dunder,
     loss_like,
     model_like,
     name_tokens,
@@ -250,8 +251,7 @@ class _Scan:
             # Evidence CYC305 can use: ``forward``, or a method other objects call (meter.update(loss)),
             # here or in another file: the caller may pass a graph. Dunder methods (super().__init__())
             # get no such evidence in the full analysis: only a call in their body may give a graph.
-            dunder = node.name.startswith("__") and node.name.endswith("__")
-            self.evidence = (fn, instance) if dunder and node.name not in FORWARD_METHODS else True
+            self.evidence = (fn, instance) if dunder(node.name) and node.name not in FORWARD_METHODS else True
         self.body(node.body, instance, depth + 1, False)
         self.end_of_function()
         (self.links, self.aliases, self.exc_locals, self.loop_stack, self.fn_step, self.fn_accumulates,

@@ -94,6 +94,11 @@ def loss_like(name: str) -> bool:
     return bool(tokens) and tokens[-1] not in NOT_CALLED and any(t in LOSS_NOUNS for t in tokens)
 
 
+def dunder(name: str) -> bool:
+    """``__init__``, ``__call__``: methods Python calls, never called by name on an object."""
+    return name.startswith("__") and name.endswith("__")
+
+
 def torch_rooted(name: str | None) -> bool:
     """``nn.ModuleList``, ``torch.Generator``: a class of PyTorch, not of the linted project."""
     return bool(name) and name.split(".", 1)[0] in ("torch", "th", "nn", "F")

@@ -15,7 +15,7 @@ import libcst as cst
 from ..analysis import exprs as ex
 from ..analysis.scopes import Function, Loop
 from ..analysis.tensors import Value
-from ..vocabulary import APPENDS, CONCAT_FUNCS, INPLACE
+from ..vocabulary import APPENDS, CONCAT_FUNCS, INPLACE, dunder
 from .base import Rewrite, Rule
 
 MESSAGES = {
@@ -221,7 +221,7 @@ class AccumulationRule(Rule):
             if c.value.attached or c.value.deps & attached:
                 self._emit(c, "CYC305")
             elif ("CYC305" in self.enabled and c.value.deps & set(params)  # a caller elsewhere may pass a graph
-                  and not (method.name.startswith("__") and method.name.endswith("__"))):  # (never by name)
+                  and not dunder(method.name)):
                 self.walker.facts.states.append(StateCandidate(
                     c.stmt, method.cls.name, method.name, params, sorted(c.value.deps & set(params)),
                     MESSAGES["CYC305"].format(acc=c.acc, val=_short(c.expr))))

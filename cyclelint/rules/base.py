@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 # (expression, how) pairs: each expression is replaced by ``expr.detach()`` ("detach") or
-# ``float(expr)`` ("float") when the finding is fixed.
+# ``float(expr.detach())`` ("float") when the finding is fixed.
 Rewrite = tuple[tuple[cst.BaseExpression, str], ...]
 
 if TYPE_CHECKING:
