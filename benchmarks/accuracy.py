@@ -131,10 +131,10 @@ def print_text(rep: dict) -> None:
               f"{_ratio(v['true_ratio']):>8} {_ratio(v['true_or_harmless_ratio']):>9} {recall:>12} "
               f"{v['clean_held']:>4}/{v['recall_rows']:<5}")
     print(TARGETS)
-    print(f"\n{'entry':28} {'package':44} {'findings':>8} {'unlabelled':>10}  " + " ".join(f"{f:>4}" for f in FAMILIES))
+    print(f"\n{'entry':28} {'package':52} {'findings':>8} {'unlabelled':>10}  " + " ".join(f"{f:>4}" for f in FAMILIES))
     for name, e in rep["entries"].items():
         pkg = e["package"] + (f" {e['subdir']}/" if e["subdir"] else "")
-        print(f"{name:28} {pkg:44} {e['findings']:8} {e['unlabelled']:10}  "
+        print(f"{name:28} {pkg:52} {e['findings']:8} {e['unlabelled']:10}  "
               + " ".join(f"{e[f]:4}" for f in FAMILIES))
     _section("FALSE findings", [f"{f['entry']}: {f['path']}:{f['line']} {f['code']}: {f['reason']}"
                                 for f in rep["false"]])
@@ -174,6 +174,9 @@ def main(argv: list[str] | None = None) -> int:
     except DataError as exc:  # the corpus itself is unreadable: nothing to run
         print(f"accuracy: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # a fetch in progress leaves only its temporary folder, which is removed
+        print("accuracy: interrupted", file=sys.stderr)
+        return 130
     if args.add_placeholders:
         print(f"added {add_placeholders(results)} placeholder lines to {LABELS}", file=sys.stderr)
     rep = report(results, recall, errors)
