@@ -100,7 +100,7 @@ def report(results: list[EntryResult], recall: list[RecallResult], errors: list[
     return {
         "cyclelint": __version__,
         "families": figures(results, recall),
-        "entries": {r.entry.name: {"package": r.entry.release.spec, "subdir": r.entry.subdir,
+        "entries": {r.entry.name: {"package": r.entry.release.spec, "subdir": r.entry.subdir, "kind": r.entry.kind,
                                    "findings": len(r.findings), "unlabelled": len(r.unlabelled),
                                    **{fam: sum(f.code.startswith(fam) for f in r.findings) for fam in FAMILIES}}
                     for r in results},
@@ -131,10 +131,11 @@ def print_text(rep: dict) -> None:
               f"{_ratio(v['true_ratio']):>8} {_ratio(v['true_or_harmless_ratio']):>9} {recall:>12} "
               f"{v['clean_held']:>4}/{v['recall_rows']:<5}")
     print(TARGETS)
-    print(f"\n{'entry':28} {'package':52} {'findings':>8} {'unlabelled':>10}  " + " ".join(f"{f:>4}" for f in FAMILIES))
+    print(f"\n{'entry':24} {'kind':8} {'package':52} {'findings':>8} {'unlabelled':>10}  "
+          + " ".join(f"{f:>4}" for f in FAMILIES))
     for name, e in rep["entries"].items():
         pkg = e["package"] + (f" {e['subdir']}/" if e["subdir"] else "")
-        print(f"{name:28} {pkg:52} {e['findings']:8} {e['unlabelled']:10}  "
+        print(f"{name:24} {e['kind']:8} {pkg:52} {e['findings']:8} {e['unlabelled']:10}  "
               + " ".join(f"{e[f]:4}" for f in FAMILIES))
     _section("FALSE findings", [f"{f['entry']}: {f['path']}:{f['line']} {f['code']}: {f['reason']}"
                                 for f in rep["false"]])

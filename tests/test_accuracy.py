@@ -213,3 +213,11 @@ def test_data_folder_from_environment(monkeypatch):
     assert default_data(ROOT) == Path("/somewhere/else")
     monkeypatch.delenv("CYCLELINT_BENCH_DATA")
     assert default_data(ROOT) == ROOT / "bench-data"
+
+
+def test_command_reports_a_release_without_the_entry_folder(tmp_path):
+    (tmp_path / "torchtune-0.6.1" / "torchtune").mkdir(parents=True)
+    proc = run([sys.executable, str(COMMAND), "torchtune-recipes", "--data", str(tmp_path)], cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "accuracy: error: torchtune-recipes: recipes is not a folder of torchtune==0.6.1\n" in proc.stderr
+    assert "Traceback" not in proc.stderr

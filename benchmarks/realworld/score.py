@@ -87,7 +87,7 @@ class EntryResult:
 def score_entry(ws: Workspace, entry: Entry, labels: dict[Key, Label]) -> EntryResult:
     folder = ws.root(entry.release) / entry.subdir
     if not folder.is_dir():
-        raise FileNotFoundError(f"{entry.name}: {entry.subdir} is not a folder of {entry.release.spec}")
+        raise ValueError(f"{entry.subdir} is not a folder of {entry.release.spec}")
     findings, errors = ws.lint(folder)
     return EntryResult(entry, findings, labels, errors)
 
