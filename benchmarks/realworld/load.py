@@ -82,6 +82,8 @@ def load_wheels(path: Path = HERE / "wheels.toml") -> dict[str, dict]:
     table = _toml(path)
     for name, opts in table.items():
         where = f"{path.name}: [{name}]"
+        if not isinstance(opts, dict):
+            raise DataError(f"{where} must be a table")
         _keys(opts, {"platforms", "python-versions"}, {"platforms", "python-versions"}, where)
         for key, value in opts.items():
             if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
