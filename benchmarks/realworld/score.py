@@ -7,6 +7,8 @@ one finding here, and one label covers them.
 from __future__ import annotations
 
 import os
+import sys
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,7 +48,10 @@ class Workspace:
         """Findings of the default rules with ``folder`` linted as one project (no config, no cache), and one
         line per file that could not be linted."""
         if folder not in self._linted:
+            start = time.perf_counter()
+            print(f"linting {folder.relative_to(self.data)} ...", end=" ", file=sys.stderr, flush=True)
             findings, errors = lint_paths([str(folder)], base=str(folder), jobs=self.jobs, cache=None)
+            print(f"{time.perf_counter() - start:.1f} s", file=sys.stderr)
             unique: dict[Key, Found] = {}
             for f in findings:
                 found = Found(_rel(f.path, folder), f.line, f.code, f.message)
