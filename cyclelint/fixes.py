@@ -6,6 +6,8 @@ parses, and written only over the very bytes it was computed from."""
 from __future__ import annotations
 
 import difflib
+import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -55,14 +57,28 @@ def fix_source(data: bytes, path: str, enabled: frozenset[str]) -> FileFix | Fil
         return FileError(path, result.error)
     if not edits.found:
         return None
+    lost = _round_trip_loss(edits.module, data)
+    if lost is None:
+        return FileError(path, "not fixed: libcst does not give this file back byte for byte (please report it)")
     how = {id(node): kind for _, rewrite in edits.found for node, kind in rewrite}
     module = edits.module.visit(_Rewriter(how))
-    after = module.bytes
+    after = module.bytes + lost
     try:
         cst.parse_module(after)
     except cst.ParserSyntaxError:  # never write what would not parse
         return FileError(path, "not fixed: the rewrite would not parse (please report it)")
     return FileFix(path, data, after, len(edits.found), module.encoding) if after != data else None
+
+
+def _round_trip_loss(module, data: bytes) -> bytes | None:
+    """What libcst drops when it writes the file back unchanged: the last line ending of a file
+    whose lines end with CR alone (it keeps only line endings it knows to be ``\n``-terminated);
+    None when it changes anything else, which would then be rewritten behind the user's back."""
+    written = module.bytes
+    if written == data:
+        return b""
+    lost = data[len(written):]
+    return lost if data.startswith(written) and lost.strip(b"\r\n") == b"" else None
 
 
 def write_fix(fix: FileFix) -> FileError | None:
@@ -76,11 +92,23 @@ def write_fix(fix: FileFix) -> FileError | None:
     return None
 
 
-def unified_diff(fix: FileFix) -> str:
-    old = fix.before.decode(fix.encoding).splitlines(keepends=True)
-    new = fix.after.decode(fix.encoding).splitlines(keepends=True)
-    lines = difflib.unified_diff(old, new, f"a/{fix.path}", f"b/{fix.path}")
-    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+def unified_diff(fix: FileFix) -> bytes | str:
+    """The change as a unified diff that ``git apply`` and ``patch -p1`` take from the current
+    folder: ``a/PATH`` and ``b/PATH`` relative to it, lines in the file's own bytes (encoding and
+    line endings), split at ``\n`` as those tools split them (a form feed or a lone CR is no line
+    break there). A str is the reason the file is left out instead."""
+    rel = os.path.relpath(os.path.abspath(fix.path))
+    if rel == os.pardir or rel.startswith(os.pardir + os.sep):
+        return "outside the current folder, which the diff's paths are relative to"
+    name = os.fsencode(rel.replace(os.sep, "/"))
+    lines = difflib.diff_bytes(difflib.unified_diff, _lines(fix.before), _lines(fix.after),
+                               b"a/" + name, b"b/" + name)
+    return b"".join(line if line.endswith(b"\n") else line + b"\n\\ No newline at end of file\n"
+                    for line in lines)
+
+
+def _lines(data: bytes) -> list[bytes]:
+    return re.findall(rb"[^\n]*\n|[^\n]+$", data)
 
 
 class _Rewriter(cst.CSTTransformer):
