@@ -49,13 +49,26 @@ def map_in_workers(fn: Callable[[T], R], jobs: Sequence[T], workers: int, chunk:
     return done
 
 
-def _worker_init(parent: int) -> None:
+def _worker_init(owner: int) -> None:
+    """``owner``: the cyclelint process. It is the parent when workers are forked; with a fork server
+    (Python 3.14's default) the parent is that server, which itself ends with cyclelint."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a forked worker inherits the parent's handler
+    parent = os.getppid()
     if not _die_with_parent():
         threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
-    if os.getppid() != parent:  # the parent died before we could ask
+    if os.getppid() != parent or not _alive(owner):  # it died before we could ask
         os._exit(1)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
 
 
 def _die_with_parent() -> bool:

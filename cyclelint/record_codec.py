@@ -11,6 +11,7 @@ import functools
 import hashlib
 import types
 import typing
+from collections.abc import Callable
 from typing import Any, Union
 
 _SCALARS = (str, int, float, bool)
@@ -33,45 +34,84 @@ def encode(value: Any) -> Any:
 
 def decode(hint: Any, data: Any) -> Any:
     """The value of type ``hint`` that ``data`` encodes; ValueError when it does not fit."""
+    return _decoder(hint)(data)
+
+
+@functools.lru_cache(maxsize=None)
+def _decoder(hint: Any) -> Callable[[Any], Any]:
+    """A reader for one hint, built once: a cache read decodes thousands of records."""
     if hint is Any:
-        return data
+        return lambda data: data
     if hint is None or hint is type(None):
-        return _check(data is None, data, hint)
+        return lambda data: _check(data is None, data, hint)
     origin = typing.get_origin(hint)
     if origin in (Union, types.UnionType):
-        for option in typing.get_args(hint):
-            try:
-                return decode(option, data)
-            except ValueError:
-                continue
-        raise ValueError(f"{_short(data)} fits no type of {hint}")
+        return _union(typing.get_args(hint))
     if dataclasses.is_dataclass(hint):
-        return _record(hint, data)
+        return _record(hint)
     if hint in _SCALARS:
         # bool is an int in Python, not in the data: True read back as a count would be a lie
-        fits = isinstance(data, hint) and (hint is bool or not isinstance(data, bool))
-        if hint is float and isinstance(data, int) and not isinstance(data, bool):
-            return float(data)
-        return _check(fits, data, hint)
+        if hint is float:
+            return lambda data: float(data) if type(data) in (int, float) else _check(False, data, hint)
+        return lambda data: data if type(data) is hint else _check(False, data, hint)
     args = typing.get_args(hint)
     kind = origin or hint
     if kind in (list, set, frozenset):
-        _check(isinstance(data, list), data, hint)
-        item = args[0] if args else Any
-        return kind(decode(item, v) for v in data)
+        item = _decoder(args[0] if args else Any)
+        return lambda data: kind([item(v) for v in data]) if type(data) is list else _check(False, data, hint)
     if kind is tuple:
-        _check(isinstance(data, list), data, hint)
         if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(decode(args[0], v) for v in data)
-        if not args:
-            return tuple(data)
-        _check(len(args) == len(data), data, hint)
-        return tuple(decode(a, v) for a, v in zip(args, data))
+            item = _decoder(args[0])
+            return lambda data: tuple([item(v) for v in data]) if type(data) is list else _check(False, data, hint)
+        parts = [_decoder(a) for a in args] if args else None
+
+        def fixed(data: Any) -> tuple:
+            if type(data) is not list or (parts is not None and len(data) != len(parts)):
+                _check(False, data, hint)
+            return tuple(data) if parts is None else tuple([p(v) for p, v in zip(parts, data)])
+        return fixed
     if kind is dict:
-        _check(isinstance(data, dict), data, hint)
-        key, val = args if args else (str, Any)
-        return {decode(key, k): decode(val, v) for k, v in data.items()}
+        key, val = (_decoder(a) for a in (args if args else (str, Any)))
+        return lambda data: ({key(k): val(v) for k, v in data.items()} if type(data) is dict
+                             else _check(False, data, hint))
     raise ValueError(f"no reading for type {hint}")
+
+
+def _union(options: tuple) -> Callable[[Any], Any]:
+    readers = [_decoder(o) for o in options]
+    if len(options) == 2 and type(None) in options:  # Optional: the common case, without a try
+        inner = readers[options.index(type(None)) ^ 1]
+        return lambda data: None if data is None else inner(data)
+
+    def union(data: Any) -> Any:
+        for read in readers:
+            try:
+                return read(data)
+            except ValueError:
+                continue
+        raise ValueError(f"{_short(data)} fits no type of {options}")
+    return union
+
+
+def _record(cls: type) -> Callable[[Any], Any]:
+    readers: list[tuple[str, bool, Callable[[Any], Any]]] = []  # filled on first use: records may nest
+
+    def record(data: Any) -> Any:
+        if not readers:
+            hints = typing.get_type_hints(cls)
+            readers.extend((f.name, f.init, _decoder(hints[f.name])) for f in dataclasses.fields(cls))
+        if type(data) is not dict or len(data) != len(readers):
+            raise ValueError(f"{_short(data)} is no {cls.__name__}")
+        try:
+            values = [(name, init, read(data[name])) for name, init, read in readers]
+        except KeyError as exc:
+            raise ValueError(f"{cls.__name__} without {exc}") from None
+        obj = cls(**{name: value for name, init, value in values if init})
+        for name, init, value in values:
+            if not init:
+                object.__setattr__(obj, name, value)
+        return obj
+    return record
 
 
 def schema(cls: type) -> str:
@@ -80,30 +120,12 @@ def schema(cls: type) -> str:
     return hashlib.blake2b(_describe(cls).encode(), digest_size=8).hexdigest()
 
 
-@functools.lru_cache(maxsize=None)
-def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
-
-
-def _record(cls: type, data: Any) -> Any:
-    fields = dataclasses.fields(cls)
-    if not isinstance(data, dict) or set(data) != {f.name for f in fields}:
-        raise ValueError(f"{_short(data)} is no {cls.__name__}")
-    hints = _hints(cls)
-    values = {f.name: decode(hints[f.name], data[f.name]) for f in fields}
-    obj = cls(**{f.name: values[f.name] for f in fields if f.init})
-    for f in fields:
-        if not f.init:
-            object.__setattr__(obj, f.name, values[f.name])
-    return obj
-
-
 def _describe(hint: Any, seen: frozenset = frozenset()) -> str:
     if dataclasses.is_dataclass(hint):
         if hint in seen:
             return hint.__qualname__
         seen = seen | {hint}
-        hints = _hints(hint)
+        hints = typing.get_type_hints(hint)
         inner = ",".join(f"{f.name}:{_describe(hints[f.name], seen)}" for f in dataclasses.fields(hint))
         return f"{hint.__module__}.{hint.__qualname__}({inner})"
     args = typing.get_args(hint)

@@ -8,6 +8,10 @@ from typing import TextIO
 
 
 def write(stream: TextIO, text: str | bytes) -> None:
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:  # a stream with no bytes beneath (a StringIO standing in for stdout)
+        stream.write(text if isinstance(text, str) else text.decode("utf-8", "surrogateescape"))
+        return
     if isinstance(text, str):
         encoding = stream.encoding or "utf-8"
         try:
@@ -15,8 +19,10 @@ def write(stream: TextIO, text: str | bytes) -> None:
         except UnicodeEncodeError:  # a character the terminal's encoding lacks
             text = text.encode(encoding, "backslashreplace")
     stream.flush()
-    stream.buffer.write(text)
-    stream.buffer.flush()
+    view = memoryview(text)
+    while view:  # a write cut short (the reader went away) must end in BrokenPipeError, not in silence
+        view = view[buffer.write(view):]
+    buffer.flush()
 
 
 def say(line: str) -> None:
