@@ -20,9 +20,12 @@ from .streams import say, write
 
 
 def _positive(text: str) -> int:
-    n = int(text)
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
     if n < 1:
-        raise ValueError(text)
+        raise argparse.ArgumentTypeError(f"not a number of processes: {text}")
     return n
 
 

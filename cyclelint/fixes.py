@@ -25,7 +25,6 @@ class FileFix:
     before: bytes
     after: bytes
     fixed: int  # findings the rewrite removes
-    encoding: str
 
 
 def plan_fixes(findings: Iterable[Finding]) -> tuple[list[FileFix], list[FileError]]:
@@ -57,28 +56,38 @@ def fix_source(data: bytes, path: str, enabled: frozenset[str]) -> FileFix | Fil
         return FileError(path, result.error)
     if not edits.found:
         return None
-    lost = _round_trip_loss(edits.module, data)
-    if lost is None:
-        return FileError(path, "not fixed: libcst does not give this file back byte for byte (please report it)")
     how = {id(node): kind for _, rewrite in edits.found for node, kind in rewrite}
+    base = edits.module.bytes
     module = edits.module.visit(_Rewriter(how))
-    after = module.bytes + lost
+    after = _onto_original(data, base, module.bytes)
+    if after is None:
+        return FileError(path, "not fixed: libcst does not give the lines to rewrite back byte for byte")
     try:
         cst.parse_module(after)
     except cst.ParserSyntaxError:  # never write what would not parse
         return FileError(path, "not fixed: the rewrite would not parse (please report it)")
-    return FileFix(path, data, after, len(edits.found), module.encoding) if after != data else None
+    return FileFix(path, data, after, len(edits.found)) if after != data else None
 
 
-def _round_trip_loss(module, data: bytes) -> bytes | None:
-    """What libcst drops when it writes the file back unchanged: the last line ending of a file
-    whose lines end with CR alone (it keeps only line endings it knows to be ``\n``-terminated);
-    None when it changes anything else, which would then be rewritten behind the user's back."""
-    written = module.bytes
-    if written == data:
-        return b""
-    lost = data[len(written):]
-    return lost if data.startswith(written) and lost.strip(b"\r\n") == b"" else None
+def _onto_original(data: bytes, base: bytes, after: bytes) -> bytes | None:
+    """The rewrite (``base`` -> ``after``, as libcst writes the module) carried onto the file's own
+    bytes. libcst gives a few files back not quite as they were (a form feed before a statement, the
+    last CR of a file whose lines end with CR alone): a line it did not rewrite keeps the file's
+    bytes, a rewritten one must be one libcst gave back intact but for its line ending; else None."""
+    if base == data:
+        return after
+    old, new, own = base.splitlines(True), after.splitlines(True), data.splitlines(True)
+    if not len(old) == len(new) == len(own):
+        return None
+    out = []
+    for was, now, mine in zip(old, new, own):
+        if now == was:
+            out.append(mine)
+        elif mine.startswith(was) and not mine[len(was):].strip(b"\r\n"):
+            out.append(now + mine[len(was):])
+        else:
+            return None
+    return b"".join(out)
 
 
 def write_fix(fix: FileFix) -> FileError | None:
