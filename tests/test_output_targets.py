@@ -27,6 +27,16 @@ def leaky(tmp_path):
     return tmp_path, expected
 
 
+def fifo_reader(tmp, name):
+    """A FIFO and a thread that reads it to the end, as a consumer of the report would."""
+    fifo = tmp / name
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    return fifo, reader, got
+
+
 def leftovers(folder):
     return [p for p in os.listdir(folder) if p.startswith(".cyclelint-")]
 
@@ -66,11 +76,7 @@ def test_a_link_is_followed_and_its_target_replaced(leaky):
 
 def test_a_fifo_is_written_in_place_for_its_reader(leaky):
     tmp, expected = leaky
-    fifo = tmp / "pipe"
-    os.mkfifo(fifo)
-    got = []
-    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
-    reader.start()
+    fifo, reader, got = fifo_reader(tmp, "pipe")
     proc = lint("a.py", "-o", fifo, cwd=tmp)
     reader.join(60)
     assert proc.returncode == 1 and proc.stderr == b""
@@ -147,11 +153,7 @@ def test_a_folder_or_a_missing_folder_is_one_error_before_any_linting(leaky):
 
 def test_the_confirm_report_is_written_the_same_way(leaky):
     tmp, _ = leaky
-    fifo = tmp / "page"
-    os.mkfifo(fifo)
-    got = []
-    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
-    reader.start()
+    fifo, reader, got = fifo_reader(tmp, "page")
     proc = lint("a.py", "--confirm", "--confirm-report", fifo, "--", sys.executable, "-c", "pass", cwd=tmp)
     reader.join(60)
     assert proc.returncode == 1, proc.stderr
