@@ -1,12 +1,12 @@
 """The library entry points behind the command line and the flake8 plugin."""
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from .engine import default_workers, feeding_candidates, resolve_project, run_jobs
 from .engine import lint_source as _lint_source
 from .files import discover, matches
-from .findings import FileError, Finding
+from .findings import FileError, FileWarning, Finding
 from .selection import enabled_codes, expand
 
 
@@ -23,8 +23,10 @@ def lint_source(source: str | bytes, path: str = "<string>", *, select: Iterable
 def lint_paths(paths: Iterable[str], *, select: Iterable[str] | None = None, extend_select: Iterable[str] = (),
                ignore: Iterable[str] = (), exclude: Iterable[str] = (),
                per_file_ignores: Mapping[str, Iterable[str]] | None = None, base: str = ".",
-               jobs: int | None = None, cache=None) -> tuple[list[Finding], list[FileError]]:
-    """Lint files and folders; returns sorted findings and the files that could not be linted."""
+               jobs: int | None = None, cache=None,
+               warn: Callable[[FileWarning], None] | None = None) -> tuple[list[Finding], list[FileError]]:
+    """Lint files and folders; returns sorted findings and the files that could not be linted.
+    ``warn`` receives what does not stop a file being linted (a ``noqa`` naming no rule)."""
     enabled = enabled_codes(select, extend_select, ignore)
     ignores = [(glob, expand(codes, selecting=False)) for glob, codes in (per_file_ignores or {}).items()]
     work: list[tuple[str, frozenset[str]]] = []
@@ -46,5 +48,8 @@ def lint_paths(paths: Iterable[str], *, select: Iterable[str] | None = None, ext
     resolve_project(results)
     findings = sorted((f for r in results for f in r.findings), key=Finding.sort_key)
     errors += [FileError(r.path, r.error) for r in results if r.error]
+    if warn is not None:
+        for w in sorted((w for r in results for w in r.warnings), key=lambda w: (w.path, w.line)):
+            warn(w)
     errors.sort(key=lambda e: e.path)
     return findings, errors

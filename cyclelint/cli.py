@@ -8,13 +8,25 @@ from collections.abc import Sequence
 
 from . import __version__
 from .api import lint_paths
-from .atomic import write_atomic
+from .atomic import target_problem, write_atomic
 from .config import find_pyproject, load
 from .findings import RULES
+from .interrupts import Terminated, exit_status, terminations_raise
 from .report import FORMATS, render
 from .report.text import count, statistics
 from .rule_docs import rule_page
 from .selection import UsageError, expand
+from .streams import say, write
+
+
+def _positive(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"not a number of processes: {text}")
+    return n
 
 
 def _codes(values: list[str] | None) -> list[str] | None:
@@ -37,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
     p.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings or errors")
     p.add_argument("--statistics", action="store_true", help="print the number of findings per code")
-    p.add_argument("--jobs", "-j", type=int, metavar="N", help="worker processes (default: all cores)")
+    p.add_argument("--jobs", "-j", type=_positive, metavar="N", help="worker processes (default: all cores)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
     p.add_argument("--config", metavar="PYPROJECT", help="pyproject.toml to read [tool.cyclelint] from")
     fixing = p.add_mutually_exclusive_group()
@@ -70,6 +82,21 @@ def rule_command(argv: Sequence[str]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The ``cyclelint`` command; returns the exit status. An interruption is one line and 128 + its
+    signal's number; a reader that goes away (``cyclelint | head``) ends the run quietly."""
+    try:
+        with terminations_raise():
+            return _run(argv)
+    except (KeyboardInterrupt, Terminated) as exc:
+        status, line = exit_status(exc)
+        print(f"cyclelint: {line}", file=sys.stderr)
+        return status
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing left to flush at exit
+        return 128 + 13  # as if killed by SIGPIPE
+
+
+def _run(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["rule"]:
         return rule_command(argv[1:])
@@ -85,12 +112,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("nothing after --: give the command to run, or leave out -- for the default")
     if args.confirm and (args.fix or args.diff):
         parser.error("--confirm cannot be combined with --fix or --diff")
+    for target in (args.output, args.confirm_report):
+        problem = target and target_problem(target)
+        if problem:
+            say(f"cyclelint: error: cannot write {target}: {problem}")
+            return 2
     try:
         cfg = load(args.config or find_pyproject(os.getcwd()))
-        findings, errors = _lint(args, cfg)
+        findings, errors = _lint(args, cfg, warn=_print_warning)
         ignored = expand((_codes(args.ignore) or []) + cfg.ignore, selecting=False)
     except UsageError as exc:
-        print(f"cyclelint: error: {exc}", file=sys.stderr)
+        say(f"cyclelint: error: {exc}")
         return 2
     if args.diff:
         return _diff(findings, errors, args.exit_zero)
@@ -112,10 +144,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             write_atomic(args.output, report)
         except OSError as exc:
-            print(f"cyclelint: error: cannot write {args.output}: {exc.strerror}", file=sys.stderr)
+            say(f"cyclelint: error: cannot write {args.output}: {exc.strerror or exc}")
             return 2
     else:
-        sys.stdout.write(report)
+        write(sys.stdout, report)
     if child_status:
         return child_status
     if args.exit_zero:
@@ -123,7 +155,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 1 if findings else 2 if errors else 0
 
 
-def _lint(args: argparse.Namespace, cfg):
+def _lint(args: argparse.Namespace, cfg, warn=None):
     return lint_paths(
         args.paths or ["."],
         select=_codes(args.select) or cfg.select,
@@ -134,6 +166,7 @@ def _lint(args: argparse.Namespace, cfg):
         base=cfg.base,
         jobs=args.jobs,
         cache=None if args.no_cache else _cache(cfg.base),
+        warn=warn,
     )
 
 
@@ -142,11 +175,18 @@ def _diff(findings, errors, exit_zero: bool) -> int:
     from .fixes import plan_fixes, unified_diff
 
     fixes, fix_errors = plan_fixes(findings)
+    shown = 0
     for fix in fixes:
-        sys.stdout.write(unified_diff(fix))
+        diff = unified_diff(fix)
+        if isinstance(diff, str):
+            say(f"cyclelint: {fix.path}: left out of --diff: {diff}")
+        else:
+            write(sys.stdout, diff)
+            shown += fix.fixed
     _print_errors(errors + fix_errors)
     n = sum(f.fixed for f in fixes)
-    print(f"Would fix {count(n, 'finding')} in {count(len(fixes), 'file')}.", file=sys.stderr)
+    left_out = f" ({count(n - shown, 'finding')} not shown)" if n != shown else ""
+    print(f"Would fix {count(n, 'finding')} in {count(len(fixes), 'file')}{left_out}.", file=sys.stderr)
     if exit_zero:
         return 0
     return 1 if fixes else 2 if errors or fix_errors else 0
@@ -171,9 +211,13 @@ def _fix(findings, errors, args, cfg):
     return findings, errors + fix_errors
 
 
+def _print_warning(w) -> None:
+    say(f"cyclelint: warning: {w.path}:{w.line}: {w.message}")
+
+
 def _print_errors(errors) -> None:
     for e in errors:
-        print(f"cyclelint: error: {e.path}: {e.message}", file=sys.stderr)
+        say(f"cyclelint: error: {e.path}: {e.message}")
 
 
 def _cache(base: str):

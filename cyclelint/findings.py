@@ -83,6 +83,15 @@ def human_bytes(n: int) -> str:
 
 
 @dataclass
+class FileWarning:
+    """Something in a file that does not stop it being linted (a ``noqa`` naming no rule)."""
+
+    path: str
+    line: int
+    message: str
+
+
+@dataclass
 class FileError:
     """A file that could not be read or parsed."""
 
