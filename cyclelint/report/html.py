@@ -80,8 +80,9 @@ def _clip(text: str, limit: int = MAX_LABEL) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def layout(pic: dict) -> tuple[dict[int, Box], list[tuple[dict, Box, list[tuple[float, float]]]], list[tuple[Box, int]]]:
-    """Node boxes, edges (with label box and curve points), tensor boxes (with holder), none overlapping."""
+def layout(pic: dict) -> tuple[dict[int, Box], list[tuple[dict, Box, list[tuple[float, float]]]], list[tuple[Box, Box]]]:
+    """Node boxes, edges (with label box and curve points), tensor boxes (with the box they hang off: the
+    holder, or the tensor before them on the same holder), none overlapping."""
     ring_ids = []
     for e in pic.get("edges", []):
         if e["src"] not in ring_ids:
@@ -103,6 +104,7 @@ def layout(pic: dict) -> tuple[dict[int, Box], list[tuple[dict, Box, list[tuple[
         radius *= 1.25
     tensors = []
     taken = list(boxes)
+    chain: dict[int, Box] = {}  # the last box hung off each holder: the next one hangs off it
     for t in sorted(pic.get("tensors", []), key=lambda t: -t.get("bytes", 0)):
         holder = nodes.get(t.get("holder"))
         if holder is None:
@@ -119,7 +121,8 @@ def layout(pic: dict) -> tuple[dict[int, Box], list[tuple[dict, Box, list[tuple[
                 break
             step += 1
         taken.append(box)
-        tensors.append((box, t["holder"]))
+        tensors.append((box, chain.get(t["holder"], holder)))
+        chain[t["holder"]] = box
     return nodes, edges, tensors
 
 
@@ -193,9 +196,8 @@ def cycle_svg(pic: dict) -> str:
         cx, cy = 2 * p1[0] - (p0[0] + p2[0]) / 2, 2 * p1[1] - (p0[1] + p2[1]) / 2
         parts.append(f"<path class='edge' d='M{p0[0]:.1f},{p0[1]:.1f} Q{cx:.1f},{cy:.1f} {p2[0]:.1f},{p2[1]:.1f}' "
                      "marker-end='url(#arrow)'/>")
-    for box, holder in tensors:
-        h = nodes[holder]
-        parts.append(f"<line class='holds' x1='{h.x:.1f}' y1='{h.y:.1f}' x2='{box.x:.1f}' y2='{box.y:.1f}'/>")
+    for box, anchor in tensors:
+        parts.append(f"<line class='holds' x1='{anchor.x:.1f}' y1='{anchor.y:.1f}' x2='{box.x:.1f}' y2='{box.y:.1f}'/>")
     for i, box in nodes.items():
         parts.append(_box_svg(box, "node", "label"))
     for e, box, _ in edges:
