@@ -91,7 +91,7 @@ def test_the_program_sees_what_it_would_see_without_cyclelint(tmp_path):
     assert watched.stdout == plain.stdout  # its own garbage, thresholds, debug flags, trace function
     assert "leaky=7" in plain.stdout and "own_trace=True" in plain.stdout
     for proc in (plain, watched):
-        assert proc.stderr.count("this is shown once") == 1, proc.stderr[-2000:]
+        assert proc.stderr.count("UserWarning: this is shown once") == 1, proc.stderr[-2000:]
     (f,) = json.loads(report.read_text())["findings"]
     assert f["confirmation"]["status"] == "confirmed" and f["confirmation"]["count"] >= 30
 

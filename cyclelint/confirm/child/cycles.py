@@ -19,8 +19,8 @@ from .objgraph import Describer, MAX_RINGS, labelled_edges, ring_through, strong
 from .quiet import quiet
 from .tensors import StorageWatch, describe, tensor_type, torch_module
 
-RATIO = 20  # the detector's own work may take 1/RATIO of the run's time...
-GRACE = 0.25  # ...plus this many seconds, so that short programs are watched in full
+RATIO = 20  # the detector's own work may take 1/RATIO of the run's CPU time...
+GRACE = 1.0  # ...plus this many CPU seconds, so that short programs are watched in full
 DRAWN_TENSORS = 6  # tensors hung off a drawing, largest first
 
 
@@ -56,7 +56,7 @@ class CycleWatcher:
             det.on_collection()
             if self.pending and generation >= self.landing:
                 self.landing = min(generation + 1, 2)  # what we hold ages with the generation collected
-            budget = (time.perf_counter() - det.clock) / RATIO + GRACE
+            budget = (time.process_time() - det.cpu_clock) / RATIO + GRACE
             if self.stats["analysis_seconds"] < budget:
                 self.sampling = True
                 self.garbage_start = len(gc.garbage)
@@ -114,7 +114,7 @@ class CycleWatcher:
         if not self.pending:
             return
         det = self.det
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         det.busy = True
         enabled = gc.isenabled()
         gc.disable()  # no collection may age what we hold while we read it
@@ -133,7 +133,8 @@ class CycleWatcher:
             snap = cuda_history.snapshot() if cuda_keys and cuda_history.recording() else None
             before = cuda_history.allocated()
             del garbage
-            if free and not self.program_saves and storages.refs:
+            if free and not self.program_saves:
+                # always: garbage left unfreed would be saved again by the next sampled collection
                 debug = gc.get_debug()
                 gc.set_debug(0)  # our freeing collection prints nothing for DEBUG_COLLECTABLE/STATS
                 try:
@@ -151,15 +152,20 @@ class CycleWatcher:
             if enabled:
                 gc.enable()
             det.busy = False
-        self.stats["analysis_seconds"] += time.perf_counter() - t0
+        self.stats["analysis_seconds"] += time.process_time() - t0
         det.dirty = True
-        det.flush()
+        if found or time.perf_counter() - det.last_flush > 1.0:
+            det.flush()  # evidence on disk as it comes: a killed process keeps what it saw
 
     def read(self, garbage: list, storages: StorageWatch) -> list:
         """The cycles among ``garbage`` that reach tensors: (entry, storage keys it owns, tensors to draw)."""
         ttype = tensor_type()
-        if ttype is None or not _any_tensor(garbage, ttype):
+        if ttype is None:
+            return []
+        relevant = _reaching_tensors(garbage, ttype)
+        if not relevant:
             return []  # the common case, made cheap: no tensor among the garbage or what it points at
+        garbage = [garbage[i] for i in relevant]  # only objects that reach a tensor can be on a cycle that holds one
         ids = {id(o): i for i, o in enumerate(garbage)}
         succ: dict[int, list[int]] = {}
         labels: dict[tuple[int, int], str] = {}
@@ -296,11 +302,35 @@ def _same_ring(a: list[int], b: list[int]) -> bool:
     return k >= 0 and b[k:] + b[:k] == a
 
 
-def _any_tensor(garbage: list, ttype: type) -> bool:
-    for obj in garbage:
-        if isinstance(obj, ttype) or any(isinstance(r, ttype) for r in gc.get_referents(obj)):
-            return True
-    return False
+def _reaching_tensors(garbage: list, ttype: type) -> list[int]:
+    """Indices of the garbage objects from which a tensor can be reached (through the garbage), in order.
+
+    Plain ``gc.get_referents`` (C, no labels) is enough to decide it; labelled edges are then read for
+    these objects only, which keeps the garbage of imports and of tensor-free code cheap.
+    """
+    kinds = set(map(type, garbage)) | set(map(type, gc.get_referents(*garbage)))  # at C speed
+    if not any(issubclass(k, ttype) for k in kinds):
+        return []
+    ids = {id(o): i for i, o in enumerate(garbage)}
+    preds: dict[int, list[int]] = {}
+    queue = []
+    for i, obj in enumerate(garbage):
+        holds = isinstance(obj, ttype)
+        for r in gc.get_referents(obj):
+            j = ids.get(id(r))
+            if j is not None:
+                preds.setdefault(j, []).append(i)
+            elif isinstance(r, ttype):
+                holds = True
+        if holds:
+            queue.append(i)
+    seen = set(queue)
+    while queue:
+        for i in preds.get(queue.pop(), ()):
+            if i not in seen:
+                seen.add(i)
+                queue.append(i)
+    return sorted(seen)
 
 
 def _unique(items: list) -> list:

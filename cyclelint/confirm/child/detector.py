@@ -151,8 +151,9 @@ class Detector:
         path = os.path.join(self.out_dir, f"evidence-{self.pid}.json")
         tmp = path + ".tmp"
         try:
+            text = json.dumps(self.evidence(), default=str)  # one shot: json.dump's encoder is cyclic garbage
             with open(tmp, "w", encoding="utf-8") as fh:
-                json.dump(self.evidence(), fh, default=str)
+                fh.write(text)
             os.replace(tmp, path)
         except OSError:
             pass
