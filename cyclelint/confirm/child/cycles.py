@@ -2,8 +2,9 @@
 
 A sampled collection runs with ``gc.DEBUG_SAVEALL``: what it would free lands in ``gc.garbage``.
 At the collection's end the detector moves those objects out of ``gc.garbage`` (the program's own
-list stays as it would be) and, once the collector has returned, analyses them and frees them with
-one collection of the generation they were moved to (tracked, since later collections age them).
+list stays as it would be). Once the collector has returned it sweeps the generation they were
+moved to (tracked, since later collections age them) for other garbage, analyses it all, and frees
+it with one plain collection of that generation, which then has nothing else to free unseen.
 Bytes are those of storages that collection actually freed, each given to one cycle only.
 """
 from __future__ import annotations
@@ -121,7 +122,12 @@ class CycleWatcher:
         garbage, self.pending = self.pending, []
         storages = StorageWatch()
         found: list = []
+        debug = gc.get_debug()
         try:
+            level = self.landing
+            ttype = tensor_type()
+            if free and not self.program_saves and ttype is not None and _reaches_any(garbage, ttype):
+                level = self.sweep(garbage, level, debug)  # a cycle with tensors: nothing else may go unseen
             self.stats["collections_sampled"] += 1
             self.stats["garbage_objects"] += len(garbage)
             try:
@@ -135,12 +141,8 @@ class CycleWatcher:
             del garbage
             if free and not self.program_saves:
                 # always: garbage left unfreed would be saved again by the next sampled collection
-                debug = gc.get_debug()
                 gc.set_debug(0)  # our freeing collection prints nothing for DEBUG_COLLECTABLE/STATS
-                try:
-                    gc.collect(self.landing)
-                finally:
-                    gc.set_debug(debug)
+                gc.collect(level)
             self.landing = 0
             after = cuda_history.allocated()
             if before is not None and after is not None and before > after:
@@ -149,6 +151,7 @@ class CycleWatcher:
             for entry, keys, drawn in found:
                 self.account(entry, keys, drawn, freed, storages, snap)
         finally:
+            gc.set_debug(debug)
             if enabled:
                 gc.enable()
             det.busy = False
@@ -156,6 +159,31 @@ class CycleWatcher:
         det.dirty = True
         if found or time.perf_counter() - det.last_flush > 1.0:
             det.flush()  # evidence on disk as it comes: a killed process keeps what it saw
+
+    @staticmethod
+    def sweep(garbage: list, level: int, debug: int) -> int:
+        """Save (and add to ``garbage``) whatever else is unreachable in the generations up to ``level``,
+        going one generation older each time something is found (it lands there).
+
+        Freeing what we hold takes a plain collection of ``level``, which would also free, unseen, any
+        other garbage of those generations (a cycle that died in an older generation): this makes
+        sure there is none left. Returns the generation the freeing collection must cover.
+        """
+        while True:
+            start = len(gc.garbage)
+            gc.set_debug(debug | gc.DEBUG_SAVEALL)
+            try:
+                gc.collect(level)
+            finally:
+                gc.set_debug(debug)
+            fresh = gc.garbage[start:]
+            del gc.garbage[start:]
+            if not fresh:
+                return level
+            garbage += fresh
+            if level == 2:
+                return level
+            level += 1
 
     def read(self, garbage: list, storages: StorageWatch) -> list:
         """The cycles among ``garbage`` that reach tensors: (entry, storage keys it owns, tensors to draw)."""
@@ -302,14 +330,18 @@ def _same_ring(a: list[int], b: list[int]) -> bool:
     return k >= 0 and b[k:] + b[:k] == a
 
 
+def _reaches_any(garbage: list, ttype: type) -> bool:
+    kinds = set(map(type, garbage)) | set(map(type, gc.get_referents(*garbage)))  # at C speed
+    return any(issubclass(k, ttype) for k in kinds)
+
+
 def _reaching_tensors(garbage: list, ttype: type) -> list[int]:
     """Indices of the garbage objects from which a tensor can be reached (through the garbage), in order.
 
     Plain ``gc.get_referents`` (C, no labels) is enough to decide it; labelled edges are then read for
     these objects only, which keeps the garbage of imports and of tensor-free code cheap.
     """
-    kinds = set(map(type, garbage)) | set(map(type, gc.get_referents(*garbage)))  # at C speed
-    if not any(issubclass(k, ttype) for k in kinds):
+    if not _reaches_any(garbage, ttype):
         return []
     ids = {id(o): i for i, o in enumerate(garbage)}
     preds: dict[int, list[int]] = {}
