@@ -58,8 +58,9 @@ def test_each_pointer_gets_the_stack_of_the_live_block_that_holds_it():
     history = _cuda_history()
     stacks = history.allocation_stacks(SNAPSHOT, [0x7F0000000000, 0x7F0000000000 + 4096, 0x7F0000100010,
                                                   0x7F0000180000, 0x7F1000000000 + 2048, 0x7E0000000000])
+    # torch's own frame is left out
     assert stacks[0x7F0000000000] == [{"file": "/srv/train.py", "line": 41, "name": "build"},
-                                      {"file": "/srv/train.py", "line": 90, "name": "main"}]  # torch's own frame left out
+                                      {"file": "/srv/train.py", "line": 90, "name": "main"}]
     assert stacks[0x7F0000000000 + 4096] == stacks[0x7F0000000000]  # a view into the block
     assert stacks[0x7F0000100010] == [{"file": "/srv/data.py", "line": 7, "name": "load"}]
     assert stacks[0x7F1000000000 + 2048] == [{"file": "/srv/model.py", "line": 12, "name": "init"}]

@@ -37,6 +37,8 @@ document.body.appendChild(pre);
 
 def laid_out(page: str, tmp_path) -> list[dict]:
     if CHROMIUM is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI must have headless Chromium: .ci/run installs Debian's chromium")
         pytest.skip("headless Chromium is not installed (.ci/run installs Debian's chromium)")
     html = tmp_path / "measured.html"
     html.write_text(page.replace("</body>", MEASURE + "</body>"), encoding="utf-8")

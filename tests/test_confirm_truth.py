@@ -6,6 +6,9 @@ import sys
 
 import pytest
 
+from cyclelint.findings import Finding
+from cyclelint.report.sarif import render
+
 from .conftest import FIXTURES, ROOT, run, tool
 
 pytest.importorskip("torch")
@@ -124,11 +127,10 @@ def test_cycles_made_outside_the_linted_paths_are_reported_where_they_were_made(
     c = f["confirmation"]
     assert c["outside"] is True and c["count"] == 12 and within(c["bytes"], 12 * (1 << 14) * 4)
     assert "outside the linted paths" in f["message"]
-    proc, _ = confirm(user, user, fmt="text")
-    assert "outside_lib/maker.py:5:1: CYC900" in proc.stdout
-    proc, _ = confirm(user, user, fmt="sarif")
-    (result,) = json.loads(proc.stdout)["runs"][0]["results"]
-    assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith("outside_lib/maker.py")
     page = tmp_path / "page.html"
-    confirm(user, user, extra=("--confirm-report", str(page)))
+    proc, _ = confirm(user, user, fmt="text", extra=("--confirm-report", str(page)))
+    assert "outside_lib/maker.py:5:1: CYC900" in proc.stdout
     assert "outside_lib/maker.py:5" in page.read_text()
+    (result,) = json.loads(render([Finding(**f) for f in findings], []))["runs"][0]["results"]
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith("outside_lib/maker.py")
+    assert result["properties"]["confirmation"]["outside"] is True

@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from ..atomic import write_atomic
-from ..findings import Finding, human_bytes
+from ..findings import Finding
 from . import confirm
 from .supervise import Interrupted
 

@@ -40,7 +40,8 @@ def cycle_matches(spec: CycleWatch, cyc: dict) -> bool:
     attr_hit = bool(set(spec.attrs) & set(cyc.get("attrs", [])))
 
     def callable_hit() -> bool:
-        return any(fn["line"] == s.line and (s.first_col < 0 or fn["col"] is not None and s.first_col <= fn["col"] < s.end_col)
+        return any(fn["line"] == s.line and (s.first_col < 0 or fn["col"] is not None
+                                             and s.first_col <= fn["col"] < s.end_col)
                    for s in spec.callables for fn in functions)
 
     def method_hit() -> bool:

@@ -80,7 +80,10 @@ def _clip(text: str, limit: int = MAX_LABEL) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def layout(pic: dict) -> tuple[dict[int, Box], list[tuple[dict, Box, list[tuple[float, float]]]], list[tuple[Box, Box]]]:
+Curve = list[tuple[float, float]]
+
+
+def layout(pic: dict) -> tuple[dict[int, Box], list[tuple[dict, Box, Curve]], list[tuple[Box, Box]]]:
     """Node boxes, edges (with label box and curve points), tensor boxes (with the box they hang off: the
     holder, or the tensor before them on the same holder), none overlapping."""
     ring_ids = []
@@ -191,16 +194,16 @@ def cycle_svg(pic: dict) -> str:
              f"viewBox='{left:.0f} {top:.0f} {width:.0f} {height:.0f}'>",
              "<defs><marker id='arrow' viewBox='0 0 10 10' refX='10' refY='5' markerWidth='8' markerHeight='8' "
              "orient='auto-start-reverse'><path d='M0,0L10,5L0,10z' fill='#777'/></marker></defs>"]
-    for e, box, (p0, p1, p2) in edges:
+    for _, _, (p0, p1, p2) in edges:
         # a quadratic curve through p1 at its middle has its control point at 2*p1 - (p0 + p2)/2
         cx, cy = 2 * p1[0] - (p0[0] + p2[0]) / 2, 2 * p1[1] - (p0[1] + p2[1]) / 2
         parts.append(f"<path class='edge' d='M{p0[0]:.1f},{p0[1]:.1f} Q{cx:.1f},{cy:.1f} {p2[0]:.1f},{p2[1]:.1f}' "
                      "marker-end='url(#arrow)'/>")
     for box, anchor in tensors:
         parts.append(f"<line class='holds' x1='{anchor.x:.1f}' y1='{anchor.y:.1f}' x2='{box.x:.1f}' y2='{box.y:.1f}'/>")
-    for i, box in nodes.items():
+    for box in nodes.values():
         parts.append(_box_svg(box, "node", "label"))
-    for e, box, _ in edges:
+    for _, box, _ in edges:
         parts.append(_box_svg(box, None, "elabel"))
     for box, _ in tensors:
         parts.append(_box_svg(box, "tensor", "tlabel"))
@@ -212,7 +215,8 @@ def _box_svg(box: Box, rect_class: str | None, text_class: str) -> str:
     x0, y0, _, _ = box.edges()
     out = []
     if rect_class:
-        out.append(f"<rect class='{rect_class}' x='{x0:.1f}' y='{y0:.1f}' width='{box.w:.1f}' height='{box.h:.1f}' rx='4'/>")
+        out.append(f"<rect class='{rect_class}' x='{x0:.1f}' y='{y0:.1f}' width='{box.w:.1f}' "
+                   f"height='{box.h:.1f}' rx='4'/>")
     else:  # an edge label: a background that keeps the curve from running through its text
         out.append(f"<rect x='{x0:.1f}' y='{y0:.1f}' width='{box.w:.1f}' height='{box.h:.1f}' fill='#fafafa' "
                    "opacity='0.85'/>")

@@ -2,9 +2,10 @@
 
 A sampled collection runs with ``gc.DEBUG_SAVEALL``: what it would free lands in ``gc.garbage``.
 At the collection's end the detector moves those objects out of ``gc.garbage`` (the program's own
-list stays as it would be). Once the collector has returned it sweeps the generation they were
-moved to (tracked, since later collections age them) for other garbage, analyses it all, and frees
-it with one plain collection of that generation, which then has nothing else to free unseen.
+list stays as it would be). Once the collector has returned it analyses them and frees them with
+one plain collection of the generation they were moved to (tracked, since later collections age
+them); when they reach a tensor, a full sweep first saves any other garbage, and the freeing
+collection is a full one, so that no cycle that died in an older generation is freed unseen.
 Bytes are those of storages that collection actually freed, each given to one cycle only.
 """
 from __future__ import annotations
@@ -127,7 +128,7 @@ class CycleWatcher:
             level = self.landing
             ttype = tensor_type()
             if free and not self.program_saves and ttype is not None and _reaches_any(garbage, ttype):
-                level = self.sweep(garbage, level, debug)  # a cycle with tensors: nothing else may go unseen
+                level = self.sweep(garbage, debug)  # a cycle with tensors: nothing else may go unseen
             self.stats["collections_sampled"] += 1
             self.stats["garbage_objects"] += len(garbage)
             try:
@@ -161,29 +162,23 @@ class CycleWatcher:
             det.flush()  # evidence on disk as it comes: a killed process keeps what it saw
 
     @staticmethod
-    def sweep(garbage: list, level: int, debug: int) -> int:
-        """Save (and add to ``garbage``) whatever else is unreachable in the generations up to ``level``,
-        going one generation older each time something is found (it lands there).
+    def sweep(garbage: list, debug: int) -> int:
+        """Save (and add to ``garbage``) whatever else is unreachable anywhere; returns 2.
 
-        Freeing what we hold takes a plain collection of ``level``, which would also free, unseen, any
-        other garbage of those generations (a cycle that died in an older generation): this makes
-        sure there is none left. Returns the generation the freeing collection must cover.
+        Freeing what we hold takes a plain collection of the generation it sits in, which would also
+        free, unseen, other garbage there (a cycle that died in an older generation). A collection
+        ages what survives it, so only a full one leaves everything we hold inside the generations
+        the freeing collection covers: a full sweep, then a full freeing collection.
         """
-        while True:
-            start = len(gc.garbage)
-            gc.set_debug(debug | gc.DEBUG_SAVEALL)
-            try:
-                gc.collect(level)
-            finally:
-                gc.set_debug(debug)
-            fresh = gc.garbage[start:]
-            del gc.garbage[start:]
-            if not fresh:
-                return level
-            garbage += fresh
-            if level == 2:
-                return level
-            level += 1
+        start = len(gc.garbage)
+        gc.set_debug(debug | gc.DEBUG_SAVEALL)
+        try:
+            gc.collect(2)
+        finally:
+            gc.set_debug(debug)
+        garbage += gc.garbage[start:]
+        del gc.garbage[start:]
+        return 2
 
     def read(self, garbage: list, storages: StorageWatch) -> list:
         """The cycles among ``garbage`` that reach tensors: (entry, storage keys it owns, tensors to draw)."""
@@ -295,7 +290,7 @@ class CycleWatcher:
                 entry["tensors"] += 1
                 entry["devices"][key[0]] = entry["devices"].get(key[0], 0) + nbytes
         graph = entry["graph"]
-        if "tensors" not in graph:  # the first cycle of its kind is the one drawn
+        if not graph.get("tensors"):  # drawn from the first cycle of its kind that freed some
             gone = sorted((d for d in drawn if d["key"] in freed), key=lambda d: -d["bytes"])[:DRAWN_TENSORS]
             graph["tensors"] = [{k: v for k, v in d.items() if k != "key"} for d in gone]
             cuda_history.attach_stacks(graph["tensors"], [d["key"][1] for d in gone], snap)

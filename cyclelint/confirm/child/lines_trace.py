@@ -4,8 +4,9 @@ On 3.11 any trace function slows every line of every frame (the interpreter leav
 bytecode), so tracing is on only while it can learn something: it starts when a watched file's code is executed
 (and again when a collection finds flagged code on the stack), declines every other frame at its
 first call, and stops once nothing is left to learn or its share of the run (GRACE seconds, then
-1/RATIO of the CPU time since; time spent importing is start-up, paid once, and not counted) is spent. Code that runs while tracing is off is not seen: the evidence
-then says that watching was partial.
+1/RATIO of the CPU time since; time spent importing is start-up, paid once, and not counted) is
+spent. Code that runs while tracing is off is not seen: the evidence then says that watching was
+partial.
 """
 from __future__ import annotations
 

@@ -202,7 +202,8 @@ class Describer:
                 return {"kind": "tensor", "label": "Tensor"}
         if t is types.FunctionType:
             c = obj.__code__
-            return {"kind": "function", "label": f"{qualname(c)}() {os.path.basename(c.co_filename)}:{c.co_firstlineno}",
+            where = f"{os.path.basename(c.co_filename)}:{c.co_firstlineno}"
+            return {"kind": "function", "label": f"{qualname(c)}() {where}",
                     "at": [real(c.co_filename), c.co_firstlineno]}
         if t is types.MethodType:
             return {"kind": "method", "label": f"bound {getattr(obj.__func__, '__qualname__', '?')}"}
