@@ -59,7 +59,7 @@ class CycleWatcher:
             if self.pending and generation >= self.landing:
                 self.landing = min(generation + 1, 2)  # what we hold ages with the generation collected
             budget = (time.process_time() - det.cpu_clock) / RATIO + GRACE
-            if self.stats["analysis_seconds"] < budget:
+            if self.stats["analysis_seconds"] < budget and _tensors_possible():
                 self.sampling = True
                 self.garbage_start = len(gc.garbage)
                 self.user_debug = gc.get_debug()
@@ -120,30 +120,40 @@ class CycleWatcher:
         det.busy = True
         enabled = gc.isenabled()
         gc.disable()  # no collection may age what we hold while we read it
-        garbage, self.pending = self.pending, []
+        held, self.pending = self.pending, []
         storages = StorageWatch()
+        claimed: set = set()  # a storage two cycles reach belongs to the first
         found: list = []
         debug = gc.get_debug()
+        ttype = tensor_type()
+        # Freeing what we hold takes a plain collection, which would also free, unseen, other dead
+        # objects of its generations. When tensors are involved, full collections with SAVEALL first
+        # save every other dead object, also those that only what we hold kept reachable, until none
+        # is new; then one full plain collection frees exactly what was read.
+        thorough = free and not self.program_saves and ttype is not None and _reaches_any(held, ttype)
         try:
-            level = self.landing
-            ttype = tensor_type()
-            if free and not self.program_saves and ttype is not None and _reaches_any(garbage, ttype):
-                level = self.sweep(garbage, debug)  # a cycle with tensors: nothing else may go unseen
             self.stats["collections_sampled"] += 1
-            self.stats["garbage_objects"] += len(garbage)
-            try:
-                with quiet():  # reading objects must not print, nor reset, the program's warnings
-                    found = self.read(garbage, storages)
-            except Exception as exc:  # the detector must never break the program it watches
-                self.stats["analysis_error"] = f"{type(exc).__name__}: {exc}"
+            if thorough:
+                held += _saved_by_full_collection(debug)
+            seen: set[int] = set()
+            new = held
+            while new:
+                self.stats["garbage_objects"] += len(new)
+                found += self.read_quietly(new, storages, claimed)
+                if not thorough:
+                    break
+                seen.update(map(id, new))
+                new = held = None  # what we hold dies now, and whatever only it kept alive
+                held = _saved_by_full_collection(debug)
+                new = [o for o in held if id(o) not in seen]
             cuda_keys = [k for _, keys, _ in found for k in keys if k[0].startswith("cuda")]
             snap = cuda_history.snapshot() if cuda_keys and cuda_history.recording() else None
             before = cuda_history.allocated()
-            del garbage
+            new = held = None
             if free and not self.program_saves:
                 # always: garbage left unfreed would be saved again by the next sampled collection
                 gc.set_debug(0)  # our freeing collection prints nothing for DEBUG_COLLECTABLE/STATS
-                gc.collect(level)
+                gc.collect(2 if thorough else self.landing)
             self.landing = 0
             after = cuda_history.allocated()
             if before is not None and after is not None and before > after:
@@ -161,26 +171,15 @@ class CycleWatcher:
         if found or time.perf_counter() - det.last_flush > 1.0:
             det.flush()  # evidence on disk as it comes: a killed process keeps what it saw
 
-    @staticmethod
-    def sweep(garbage: list, debug: int) -> int:
-        """Save (and add to ``garbage``) whatever else is unreachable anywhere; returns 2.
-
-        Freeing what we hold takes a plain collection of the generation it sits in, which would also
-        free, unseen, other garbage there (a cycle that died in an older generation). A collection
-        ages what survives it, so only a full one leaves everything we hold inside the generations
-        the freeing collection covers: a full sweep, then a full freeing collection.
-        """
-        start = len(gc.garbage)
-        gc.set_debug(debug | gc.DEBUG_SAVEALL)
+    def read_quietly(self, garbage: list, storages: StorageWatch, claimed: set) -> list:
         try:
-            gc.collect(2)
-        finally:
-            gc.set_debug(debug)
-        garbage += gc.garbage[start:]
-        del gc.garbage[start:]
-        return 2
+            with quiet():  # reading objects must not print, nor reset, the program's warnings
+                return self.read(garbage, storages, claimed)
+        except Exception as exc:  # the detector must never break the program it watches
+            self.stats["analysis_error"] = f"{type(exc).__name__}: {exc}"
+            return []
 
-    def read(self, garbage: list, storages: StorageWatch) -> list:
+    def read(self, garbage: list, storages: StorageWatch, claimed: set) -> list:
         """The cycles among ``garbage`` that reach tensors: (entry, storage keys it owns, tensors to draw)."""
         ttype = tensor_type()
         if ttype is None:
@@ -207,7 +206,6 @@ class CycleWatcher:
         comps = strongly_connected(len(garbage), succ)
         cyclic = [c for c in comps if len(c) > 1 or c[0] in succ.get(c[0], ())]
         owner = {v: n for n, c in enumerate(cyclic) for v in c}
-        claimed: set = set()  # a storage two cycles reach belongs to the first
         found = []
         for n, comp in enumerate(cyclic):
             keys, drawn, reaches = self.held(comp, n, owner, succ, garbage, outside, labels, ttype, storages, claimed)
@@ -323,6 +321,26 @@ def _same_ring(a: list[int], b: list[int]) -> bool:
         return False
     k = b.index(a[0]) if a[0] in b else -1
     return k >= 0 and b[k:] + b[:k] == a
+
+
+def _tensors_possible() -> bool:
+    """No cycle can hold a tensor before torch is imported, nor one of the program's while torch's own
+    import runs: collections then are not worth reading (they are most of a short program's)."""
+    torch = torch_module()
+    return torch is not None and not getattr(getattr(torch, "__spec__", None), "_initializing", False)
+
+
+def _saved_by_full_collection(debug: int) -> list:
+    """Every dead object, saved by a full collection with DEBUG_SAVEALL and taken out of gc.garbage."""
+    start = len(gc.garbage)
+    gc.set_debug(debug | gc.DEBUG_SAVEALL)
+    try:
+        gc.collect(2)
+    finally:
+        gc.set_debug(debug)
+    saved = gc.garbage[start:]
+    del gc.garbage[start:]
+    return saved
 
 
 def _reaches_any(garbage: list, ttype: type) -> bool:
