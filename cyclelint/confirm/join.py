@@ -94,9 +94,9 @@ def join(findings: Sequence[Finding], plan: Plan, evidence: list[dict], roots: S
     confirmations: dict[int, dict] = {}
     cycles = [dict(c, pid=e["pid"]) for e in evidence for c in e.get("cycles", [])]
     matched = _judge_cycles(plan, cycles, findings, out.cuda, confirmations)
-    _judge_loops(findings, plan, evidence, confirmations)
-    _judge_survivors(evidence, plan, confirmations, out.cuda)
     ran = {i for e in evidence for i in e.get("ran", [])}
+    _judge_loops(findings, plan, evidence, confirmations)
+    _judge_survivors(evidence, plan, confirmations, ran, out.cuda)
     partly = any(e.get("lines") == "traced, partly" for e in evidence)
     for i, f in enumerate(out.findings):
         f.confirmation = confirmations.get(i) or _unconfirmed(i, plan, i in ran, partly, out.cuda)
@@ -176,8 +176,12 @@ def _judge_loops(findings, plan: Plan, evidence, confirmations) -> None:
             }
 
 
-def _judge_survivors(evidence, plan: Plan, confirmations, cuda: bool) -> None:
+def _judge_survivors(evidence, plan: Plan, confirmations, ran: set[int], cuda: bool) -> None:
+    """Instances alive at exit confirm a cache or a registry only if its code ran (the method was called,
+    the registration happened): otherwise something else keeps them."""
     for spec in plan.survivors:
+        if spec.finding not in ran:
+            continue
         count, devices = 0, {}
         for e in evidence:
             seen = e.get("survivors", {}).get(str(spec.finding))

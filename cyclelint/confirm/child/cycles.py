@@ -4,8 +4,9 @@ A sampled collection runs with ``gc.DEBUG_SAVEALL``: what it would free lands in
 At the collection's end the detector moves those objects out of ``gc.garbage`` (the program's own
 list stays as it would be). Once the collector has returned it analyses them and frees them with
 one plain collection of the generation they were moved to (tracked, since later collections age
-them); when they reach a tensor, a full sweep first saves any other garbage, and the freeing
-collection is a full one, so that no cycle that died in an older generation is freed unseen.
+them); when they reach a tensor, a full collection with SAVEALL first saves every other dead object
+for reading, and the freeing collection is a full one, so that no cycle that died in an older
+generation (or with what was read) is freed unseen.
 Bytes are those of storages that collection actually freed, each given to one cycle only.
 """
 from __future__ import annotations
@@ -21,8 +22,8 @@ from .objgraph import Describer, MAX_RINGS, labelled_edges, ring_through, strong
 from .quiet import quiet
 from .tensors import StorageWatch, describe, tensor_type, torch_module
 
-RATIO = 20  # the detector's own work may take 1/RATIO of the run's CPU time...
-GRACE = 1.0  # ...plus this many CPU seconds, so that short programs are watched in full
+RATIO = 10  # the detector's own work may take 1/RATIO of the run's CPU time...
+GRACE = 2.0  # ...plus this many CPU seconds, so that short programs are watched in full
 DRAWN_TENSORS = 6  # tensors hung off a drawing, largest first
 
 
@@ -127,14 +128,13 @@ class CycleWatcher:
         debug = gc.get_debug()
         ttype = tensor_type()
         # Freeing what we hold takes a plain collection, which would also free, unseen, other dead
-        # objects of its generations. When tensors are involved, full collections with SAVEALL first
-        # save every other dead object, also those that only what we hold kept reachable, until none
-        # is new; then one full plain collection frees exactly what was read.
+        # objects of its generations. When tensors are involved, once what we hold is read it is let
+        # go and a full collection with SAVEALL saves it again together with every other dead object
+        # (those that only it kept reachable too); what is new is read, until nothing is; then one
+        # full plain collection frees exactly what was read.
         thorough = free and not self.program_saves and ttype is not None and _reaches_any(held, ttype)
         try:
             self.stats["collections_sampled"] += 1
-            if thorough:
-                held += _saved_by_full_collection(debug)
             seen: set[int] = set()
             new = held
             while new:

@@ -5,11 +5,13 @@ import gc
 import os
 import sys
 import types
+import weakref
 from collections import deque
 
 from .tensors import OPAQUE
 
 MAX_RINGS = 8  # drawings kept per cycle: one through each telling member or edge
+_MISSING = object()
 _REAL: dict[str, str] = {}
 
 
@@ -179,16 +181,21 @@ class Describer:
     """Turns garbage objects into plain data: where each was made, and a label for drawing."""
 
     def __init__(self):
-        self.class_cache: dict[type, dict | None] = {}
+        # weak: a class read here must still die with its cycle (CYC405)
+        self.class_cache: weakref.WeakKeyDictionary[type, dict | None] = weakref.WeakKeyDictionary()
 
     def cls(self, t: type) -> dict | None:
-        if t in self.class_cache:
-            return self.class_cache[t]
+        info = self.class_cache.get(t, _MISSING)
+        if info is not _MISSING:
+            return info
         info = None
         if t.__module__ != "builtins" and not issubclass(t, OPAQUE):
             mro = [[k.__qualname__, class_file(k)] for k in t.__mro__]
             info = {"name": t.__qualname__, "module": t.__module__, "file": mro[0][1], "mro": mro}
-        self.class_cache[t] = info
+        try:
+            self.class_cache[t] = info
+        except TypeError:  # a type that takes no weak reference: not cached
+            pass
         return info
 
     def node(self, obj, ttype) -> dict:
