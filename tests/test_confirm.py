@@ -4,13 +4,13 @@ import importlib
 import importlib.util
 import json
 import sys
-from html.parser import HTMLParser
 
 import pytest
 
 from cyclelint.findings import RULES
 
 from .conftest import FIXTURES, ROOT, run, tool
+from .test_confirm_page import well_formed
 
 pytest.importorskip("torch")
 
@@ -107,25 +107,7 @@ def test_html_report_is_self_contained(tmp_path):
     assert text.count("<svg") == 3  # one drawing per confirmed finding: CYC405 and both CYC201
     assert "class='tensor'" in text and "MiB" in text
 
-    class Nesting(HTMLParser):
-        """Every element that is opened is closed in order (void and self-closed ones aside)."""
-
-        def __init__(self):
-            super().__init__()
-            self.stack = []
-
-        def handle_starttag(self, tag, attrs):
-            if tag not in ("meta", "br"):
-                self.stack.append(tag)
-
-        def handle_endtag(self, tag):
-            assert self.stack and self.stack[-1] == tag, (tag, self.stack[-5:])
-            self.stack.pop()
-
-    checker = Nesting()
-    checker.feed(text)
-    checker.close()
-    assert checker.stack == []
+    well_formed(text)
 
 
 def test_confirm_report_needs_confirm(tmp_path):

@@ -111,18 +111,19 @@ def test_the_real_page_of_a_confirm_run(tmp_path):
     assert text.count("class='tensor'") == 2 and "16384 float32 cpu  64.0 KiB" in text
     boxes = laid_out(text, tmp_path)
     assert_no_overlap(boxes)
-    _well_formed(text)
+    well_formed(text)
 
 
 def test_a_page_without_findings_is_still_a_page(tmp_path):
     outcome = SimpleNamespace(cuda=False, processes=1)
     text = render_page([Finding("x.py", 3, 1, 3, 1, "CYC101", "m", confirmation={"status": "not-run", "bytes": 0})],
                        "python x.py", 0, outcome)
-    _well_formed(text)
+    well_formed(text)
     assert "not-run" in text and "<svg" not in text
 
 
-def _well_formed(text: str) -> None:
+def well_formed(text: str) -> None:
+    """Every element that is opened is closed in order (void and self-closed ones aside)."""
     class Nesting(HTMLParser):
         def __init__(self):
             super().__init__()

@@ -22,7 +22,7 @@ from .objgraph import Describer, MAX_RINGS, labelled_edges, ring_through, strong
 from .quiet import quiet
 from .tensors import StorageWatch, describe, tensor_type, torch_module
 
-RATIO = 10  # the detector's own work may take 1/RATIO of the run's CPU time...
+RATIO = 20  # the detector's own work may take 1/RATIO of the run's CPU time...
 GRACE = 2.0  # ...plus this many CPU seconds, so that short programs are watched in full
 DRAWN_TENSORS = 6  # tensors hung off a drawing, largest first
 
