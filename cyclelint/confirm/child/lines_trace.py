@@ -4,8 +4,7 @@ On 3.11 any trace function slows every line of every frame (the interpreter leav
 bytecode), so tracing is on only while it can learn something: it starts when a watched file's code is executed
 (and again when a collection finds flagged code on the stack), declines every other frame at its
 first call, and stops once nothing is left to learn or its share of the run (GRACE seconds, then
-1/RATIO of the CPU time since; the imports at the top of a watched module are its start-up, paid
-once, and not counted) is spent. Code that runs while tracing is off is not seen: the evidence then says that watching was
+1/RATIO of the CPU time since; imports are start-up, paid once, and not counted) is spent. Code that runs while tracing is off is not seen: the evidence then says that watching was
 partial.
 """
 from __future__ import annotations
@@ -97,8 +96,7 @@ class TraceLines:
             sys.settrace(None)
             return None
         code = frame.f_code
-        if code.co_name == "_find_and_load" and code.co_filename == "<frozen importlib._bootstrap>" \
-                and (self.importing or self._by_watched_module(frame)):
+        if code.co_name == "_find_and_load" and code.co_filename == "<frozen importlib._bootstrap>":
             return self._import(frame)
         self.calls += 1
         if not self.calls & 1023 and not self.importing \
@@ -115,17 +113,9 @@ class TraceLines:
             return None
         return self._local(frame.f_code, points) if points.hits or points.samples else None
 
-    def _by_watched_module(self, frame) -> bool:
-        """Is this import a statement at the top level of a watched module (its start-up)?"""
-        caller = frame.f_back
-        while caller is not None and caller.f_code.co_filename.startswith("<frozen importlib"):
-            caller = caller.f_back
-        return caller is not None and caller.f_code.co_name == "<module>" \
-            and self.det.watched(caller.f_code.co_filename) is not None
-
     def _import(self, frame):
-        """A watched module's own imports run (``import torch`` atop a script): its start-up, paid once,
-        and left out of the budget. Other imports (a test runner collecting tests) count."""
+        """An import runs: start-up, paid once, left out of the budget (a script's ``import torch``
+        would spend it before its loop runs). A test runner's imports are left out too: a known cost."""
         if not self.importing:
             self.import_since = time.process_time()
         self.importing += 1
