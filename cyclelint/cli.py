@@ -134,7 +134,8 @@ def _run(argv: Sequence[str] | None) -> int:
 
         findings, child_status = run_confirm(findings, args.paths or ["."], command or cfg.confirm_command,
                                              keep_runtime_only="CYC900" not in ignored,
-                                             html_report=args.confirm_report)
+                                             html_report=args.confirm_report,
+                                             report_on_stdout=args.format != "text" and not args.output)
     report = render(args.format, findings, errors)
     if args.statistics and args.format == "text":
         report += statistics(findings)

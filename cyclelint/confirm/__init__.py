@@ -1,6 +1,7 @@
 """``--confirm``: run the user's command under the cycle and growth detector and judge each finding.
 
-plan (findings -> what to watch) -> runner (child process, detector.py inside it) -> join.
+plan (findings -> typed watch plan) -> runner (child process group; the detector, ``child/``,
+inside every Python process) -> join (evidence -> verdicts, CYC900) -> cli (summary, HTML page).
 """
 from __future__ import annotations
 
@@ -13,9 +14,9 @@ from .runner import ChildRun, default_command, run_command
 
 
 def confirm(findings: Sequence[Finding], roots: Sequence[str], command: Sequence[str] | None = None,
-            progress: bool = False) -> tuple[Outcome, ChildRun]:
+            progress: bool = False, stdout=None) -> tuple[Outcome, ChildRun]:
     plan = build_plan(findings)
-    run = run_command(list(command or default_command()), plan, progress)
+    run = run_command(list(command or default_command()), plan, progress, stdout)
     outcome = join(findings, plan, run.evidence, roots)
     outcome.problems += run.problems
     return outcome, run

@@ -7,7 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..findings import Finding, human_bytes
-from .plan import CycleSpec, Plan, real
+from .child.watchplan import CycleWatch, Plan
+from .drawing import describe_ring, picture
+from .plan import real
 
 CONFIRMED, NOT_OBSERVED, NOT_RUN = "confirmed", "not-observed", "not-run"
 
@@ -17,7 +19,7 @@ class Outcome:
     findings: list[Finding]  # the static findings, each with a confirmation, then the CYC900 ones
     processes: int = 0
     cuda: bool = False
-    outside: list[dict] = field(default_factory=list)  # cycles with tensors made outside the linted paths
+    outside: list[Finding] = field(default_factory=list)  # the CYC900 ones made outside the linted paths
     problems: list[str] = field(default_factory=list)
 
 
@@ -25,7 +27,7 @@ def _in_mro(mro: list, name: str | None, file: str) -> bool:
     return name is not None and any(k == name and f == file for k, f in mro)
 
 
-def cycle_matches(spec: CycleSpec, cyc: dict) -> bool:
+def cycle_matches(spec: CycleWatch, cyc: dict) -> bool:
     """Does a recorded cycle show what the finding at ``spec`` describes?"""
     file = spec.file
     classes = cyc.get("classes", [])
@@ -38,8 +40,9 @@ def cycle_matches(spec: CycleSpec, cyc: dict) -> bool:
     attr_hit = bool(set(spec.attrs) & set(cyc.get("attrs", [])))
 
     def callable_hit() -> bool:
-        return any(fn["line"] == line and (lo < 0 or fn["col"] is not None and lo <= fn["col"] < hi)
-                   for line, lo, hi in spec.callables for fn in functions)
+        return any(fn["line"] == s.line and (s.first_col < 0 or fn["col"] is not None
+                                             and s.first_col <= fn["col"] < s.end_col)
+                   for s in spec.callables for fn in functions)
 
     def method_hit() -> bool:
         if spec.cls is None:  # a method of some other object: the stored attribute must be on the cycle too
@@ -65,12 +68,11 @@ def cycle_matches(spec: CycleSpec, cyc: dict) -> bool:
     return False
 
 
-def loop_growth(code: str, samples: list[dict]) -> bool:
+def loop_growth(metric: str, samples: list[dict]) -> bool:
     """Growth across passes: autograd nodes for graph accumulation, tensor bytes for CYC304."""
     if len(samples) < 3:
         return False
-    key = "bytes" if code == "CYC304" else "nodes"
-    values = [s[key] for s in samples]
+    values = [s[metric] for s in samples]
     rises = sum(b >= a for a, b in zip(values, values[1:]))
     return values[-1] > values[0] and rises >= 0.8 * (len(values) - 1)
 
@@ -86,144 +88,164 @@ def _merge(into: dict, devices: dict) -> None:
         into[dev] = into.get(dev, 0) + b
 
 
-def describe_cycle(graph: dict) -> str:
-    nodes = {n["id"]: n for n in graph.get("nodes", [])}
-    ring = [e for e in graph.get("edges", []) if e["label"] != "holds"]
-    if not ring:
-        return "a cycle"
-    parts = [nodes[ring[0]["src"]]["label"]]
-    for e in ring:
-        parts.append(f"-{e['label'] or 'ref'}->")
-        parts.append(nodes[e["dst"]]["label"])
-    text = " ".join(parts)
-    return text if len(text) < 240 else text[:239] + "…"
-
-
 def join(findings: Sequence[Finding], plan: Plan, evidence: list[dict], roots: Sequence[str]) -> Outcome:
     out = Outcome(findings=list(findings), processes=len(evidence))
     out.cuda = any(e.get("cuda_available") for e in evidence)
-    ran = {i for e in evidence for i in e.get("ran", [])}
-    cycles = [dict(c, pid=e["pid"]) for e in evidence for c in e.get("cycles", [])]
-    matched: set[int] = set()
     confirmations: dict[int, dict] = {}
-    for spec in plan.cycles:
+    cycles = [dict(c, pid=e["pid"]) for e in evidence for c in e.get("cycles", [])]
+    matched = _judge_cycles(plan, cycles, findings, out.cuda, confirmations)
+    ran = {i for e in evidence for i in e.get("ran", [])}
+    _judge_loops(findings, plan, evidence, confirmations)
+    _judge_survivors(evidence, plan, confirmations, ran, out.cuda)
+    partly = any(e.get("lines") == "traced, partly" for e in evidence)
+    for i, f in enumerate(out.findings):
+        f.confirmation = confirmations.get(i) or _unconfirmed(i, plan, i in ran, partly, out.cuda)
+    inside, outside = runtime_only([c for n, c in enumerate(cycles) if n not in matched], roots, out.cuda)
+    out.findings += inside + outside
+    out.outside = outside
+    return out
+
+
+def _unconfirmed(i: int, plan: Plan, ran: bool, partly: bool, cuda: bool) -> dict:
+    probe = plan.probe(i)
+    what = probe.what if probe is not None else "this code"
+    if ran:
+        status, text = NOT_OBSERVED, f"the command ran {what}; no cycle or growth was seen"
+    else:
+        status, text = NOT_RUN, f"the command never ran {what}"
+        if partly:
+            text += " while lines were watched (on Python 3.11 only part of the run is, within a time budget)"
+    return {"status": status, "device": "cuda" if cuda else "cpu", "bytes": 0, "count": 0, "evidence": text}
+
+
+def _judge_cycles(plan: Plan, cycles: list[dict], findings, cuda: bool, confirmations: dict) -> set[int]:
+    """Confirm cycle findings; a recorded cycle's bytes go to the first finding it matches only."""
+    matched: set[int] = set()
+    owner: dict[int, int] = {}  # recorded cycle -> the finding its bytes are given to
+    for spec in sorted(plan.cycles, key=lambda s: s.finding):
         hits = [n for n, c in enumerate(cycles) if cycle_matches(spec, c)]
         if not hits:
             continue
         matched.update(hits)
         devices: dict[str, int] = {}
+        shared = []
         for n in hits:
-            _merge(devices, cycles[n]["devices"])
+            if owner.setdefault(n, spec.finding) == spec.finding:
+                _merge(devices, cycles[n]["devices"])
+            else:
+                shared.append(owner[n])
         first = cycles[hits[0]]
         count = sum(cycles[n]["count"] for n in hits)
+        nbytes = sum(devices.values())
+        pic = picture(first["graph"], spec)
+        text = (f"{count} cycle{'s' * (count != 1)} freed by the collector released {human_bytes(nbytes)} "
+                f"of tensors: {describe_ring(pic)}")
+        if shared:
+            lines = sorted({findings[j].line for j in shared})
+            text += f" (the same cycles as the finding at line{'s' * (len(lines) > 1)} " \
+                    f"{', '.join(map(str, lines))}, which counts their bytes)"
         confirmations[spec.finding] = {
-            "status": CONFIRMED, "device": _device(devices, out.cuda), "bytes": sum(devices.values()), "count": count,
-            "evidence": f"{count} cycle{'s' * (count != 1)} freed by the collector held "
-                        f"{human_bytes(sum(devices.values()))} of tensors: {describe_cycle(first['graph'])}",
-            "cycle": first["graph"], "pids": sorted({cycles[n]["pid"] for n in hits}),
+            "status": CONFIRMED, "device": _device(devices or first["devices"], cuda), "bytes": nbytes,
+            "count": count, "evidence": text, "cycle": pic, "pids": sorted({cycles[n]["pid"] for n in hits}),
         }
-    _judge_loops(findings, plan, evidence, confirmations)
-    _judge_survivors(evidence, plan, confirmations, out.cuda)
-    for i, f in enumerate(out.findings):
-        if i in confirmations:
-            f.confirmation = confirmations[i]
-        else:
-            status = NOT_OBSERVED if i in ran else NOT_RUN
-            f.confirmation = {"status": status, "device": "cuda" if out.cuda else "cpu", "bytes": 0, "count": 0,
-                              "evidence": "the command ran this code; no cycle or growth was seen" if i in ran
-                              else "the command never ran this code"}
-    unexplained = [c for n, c in enumerate(cycles) if n not in matched]
-    out.findings += runtime_only(unexplained, roots, out)
-    return out
+    return matched
 
 
 def _judge_loops(findings, plan: Plan, evidence, confirmations) -> None:
-    watches = {w["id"]: w for spec in plan.files.values() for w in spec["samples"]}
     for e in evidence:
         for wid, state in e.get("loops", {}).items():
-            w = watches.get(wid)
-            if w is None or w["finding"] in confirmations:
+            w = plan.loop(wid)
+            if w is None or w.finding in confirmations:
                 continue
-            code = findings[w["finding"]].code
             samples = state["samples"]
-            if not loop_growth(code, samples):
+            if not loop_growth(w.metric, samples):
                 continue
             first, last = samples[0], samples[-1]
-            held = last["bytes"] + last["graph_bytes"]
-            where = "calls of the method" if w["at"] == "entry" else f"passes of the loop at line {w['line']}"
+            where = "calls of the method" if w.at == "entry" else f"passes of the loop at line {w.line}"
             length = f", {first['length']} -> {last['length']} items" if last["length"] is not None else ""
-            confirmations[w["finding"]] = {
+            kept = (f"{first['nodes']} -> {last['nodes']} autograd nodes keeping "
+                    f"{human_bytes(first['graph_bytes'])} -> {human_bytes(last['graph_bytes'])} of saved tensors")
+            if last["nodes"] and not last["graph_bytes"]:
+                kept += " (backward() had already released them)"
+            confirmations[w.finding] = {
                 "status": CONFIRMED, "device": _device(last["devices"], bool(e.get("cuda_available"))),
-                "bytes": held, "count": state["passes"],
-                "evidence": f"{w['expr']} grew over {state['passes']} {where} (pid {e['pid']}): "
-                            f"{first['nodes']} -> {last['nodes']} autograd nodes{length}, "
-                            f"{human_bytes(first['bytes'] + first['graph_bytes'])} -> {human_bytes(held)} "
-                            "of tensors held",
+                "bytes": last["bytes"], "count": state["passes"], "nodes": last["nodes"],
+                "evidence": f"{w.expr} grew over {state['passes']} {where} (pid {e['pid']}): {kept}{length}; "
+                            f"{human_bytes(last['bytes'])} of tensors held in all",
                 "samples": [{k: s[k] for k in ("pass", "length", "nodes", "bytes", "graph_bytes")} for s in samples],
             }
 
 
-def _judge_survivors(evidence, plan: Plan, confirmations, cuda: bool) -> None:
+def _judge_survivors(evidence, plan: Plan, confirmations, ran: set[int], cuda: bool) -> None:
+    """Instances alive at exit confirm a cache or a registry only if its code ran (the method was called,
+    the registration happened): otherwise something else keeps them."""
     for spec in plan.survivors:
+        if spec.finding not in ran:
+            continue
         count, devices = 0, {}
         for e in evidence:
-            seen = e.get("survivors", {}).get(str(spec["finding"]))
+            seen = e.get("survivors", {}).get(str(spec.finding))
             if seen:
                 count += seen["count"]
                 _merge(devices, seen["devices"])
         if count and devices:
             nbytes = sum(devices.values())
-            confirmations[spec["finding"]] = {
+            confirmations[spec.finding] = {
                 "status": CONFIRMED, "device": _device(devices, cuda), "bytes": nbytes, "count": count,
-                "evidence": f"{count} {spec['class']} instance{'s' * (count != 1)} still alive at exit after a full "
+                "evidence": f"{count} {spec.cls} instance{'s' * (count != 1)} still alive at exit after a full "
                             f"collection, holding {human_bytes(nbytes)} of tensors",
             }
 
 
-def runtime_only(cycles: list[dict], roots: Sequence[str], out: Outcome) -> list[Finding]:
-    """CYC900 at the first place inside the linted paths where an unexplained cycle was made."""
+def runtime_only(cycles: list[dict], roots: Sequence[str], cuda: bool) -> tuple[list[Finding], list[Finding]]:
+    """CYC900 where each unexplained cycle was made: inside the linted paths, and outside them."""
     real_roots = [real(r) for r in roots]
     by_place: dict[tuple[str, int], dict] = {}
     for cyc in cycles:
-        place = _made_at(cyc, real_roots)
-        if place is None:
-            out.outside.append(cyc)
-            continue
+        place = _made_at(cyc, real_roots) or _made_at(cyc, None) or ("<unknown>", 1)
         entry = by_place.setdefault(place, {"count": 0, "devices": {}, "graph": cyc["graph"]})
         entry["count"] += cyc["count"]
         _merge(entry["devices"], cyc["devices"])
-    found = []
+    inside, outside = [], []
     for (path, line), entry in sorted(by_place.items()):
         nbytes = sum(entry["devices"].values())
-        device = _device(entry["devices"], out.cuda)
-        rel = os.path.relpath(path)
-        ring = describe_cycle(entry["graph"])
-        found.append(Finding(
-            path if rel.startswith("..") else rel, line, 1, line, 1, "CYC900",
-            f"runtime-only cycle: {entry['count']} cycle{'s' * (entry['count'] != 1)} made here held "
-            f"{human_bytes(nbytes)} of {device} tensors until the collector freed them ({ring}); "
-            "no static rule saw how",
-            confirmation={"status": CONFIRMED, "device": device, "bytes": nbytes, "count": entry["count"],
-                          "evidence": ring, "cycle": entry["graph"]},
+        device = _device(entry["devices"], cuda)
+        pic = picture(entry["graph"], None)
+        ring = describe_ring(pic)
+        within = _under(path, real_roots)
+        rel = os.path.relpath(path) if path.startswith(os.sep) else path
+        shown = rel if within or not rel.startswith("..") else path
+        n = entry["count"]
+        where = "made here" if within else "made here, outside the linted paths,"
+        (inside if within else outside).append(Finding(
+            shown, line, 1, line, 1, "CYC900",
+            f"runtime-only cycle: {n} cycle{'s' * (n != 1)} {where} held {human_bytes(nbytes)} of {device} tensors "
+            f"until the collector freed them ({ring}); no static rule saw how",
+            confirmation={"status": CONFIRMED, "device": device, "bytes": nbytes, "count": n,
+                          "evidence": ring, "cycle": pic, "outside": not within},
         ))
-    return found
+    return inside, outside
 
 
 def _under(path: str, roots: list[str]) -> bool:
     return any(path == r or path.startswith(r.rstrip(os.sep) + os.sep) for r in roots)
 
 
-def _made_at(cyc: dict, roots: list[str]) -> tuple[str, int] | None:
+def _made_at(cyc: dict, roots: list[str] | None) -> tuple[str, int] | None:
+    """The first function, class or frame of the cycle under ``roots`` (anywhere, when None)."""
+    def ok(path: str) -> bool:
+        return bool(path) and not path.startswith("<") and (roots is None or _under(path, roots))
+
     for fn in cyc.get("functions", []):
-        if _under(real(fn["file"]), roots):
+        if ok(real(fn["file"])):
             return real(fn["file"]), fn["line"]
     for c in cyc.get("classes", []):
-        if c["file"] and _under(real(c["file"]), roots):
+        if c["file"] and ok(real(c["file"])):
             line = class_line(real(c["file"]), c["name"])
             if line:
                 return real(c["file"]), line
     for fr in cyc.get("frames", []):
-        if _under(real(fr["file"]), roots):
+        if ok(real(fr["file"])):
             return real(fr["file"]), fr["line"]
     return None
 

@@ -1,53 +1,24 @@
-"""The watch plan: what the detector must look for to judge each static finding.
+"""Builds the watch plan: what the detector must look for to judge each static finding.
 
 Built from the findings and the source around each flagged statement (``ast``): the code locations
 of flagged callables, the attribute names and classes of flagged links, the loop header and the
-accumulator of flagged loops. Findings are referred to by their index in the list.
+accumulator of flagged loops, and the lines whose running makes each finding observable.
 """
 from __future__ import annotations
 
 import ast
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 from ..astutil import dotted, stores, strip_items
 from ..findings import Finding
 from ..vocabulary import INPLACE, STORE_METHODS
+from . import observe
+from .child.watchplan import CycleWatch, FileWatch, LoopWatch, Plan, Probe, Span, SurvivorWatch
 
-CYCLE_CODES = frozenset({"CYC101", "CYC102", "CYC103", "CYC104", "CYC201", "CYC202", "CYC203", "CYC401", "CYC403",
-                         "CYC405"})
-LOOP_CODES = frozenset({"CYC301", "CYC302", "CYC303", "CYC304"})
-SURVIVOR_CODES = frozenset({"CYC402", "CYC404"})
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _GROW_METHODS = frozenset(STORE_METHODS) | INPLACE
-
-
-@dataclass
-class CycleSpec:
-    """How a recorded cycle is recognised as the one a finding describes."""
-
-    finding: int
-    code: str
-    file: str
-    line: int
-    cls: str | None = None
-    attrs: list[str] = field(default_factory=list)
-    callables: list[list[int]] = field(default_factory=list)  # [line, first col, end col] (-1: any col)
-    methods: list[str] = field(default_factory=list)
-    ctors: list[str] = field(default_factory=list)
-
-
-@dataclass
-class Plan:
-    cycles: list[CycleSpec] = field(default_factory=list)
-    files: dict[str, dict] = field(default_factory=dict)  # real path -> {"ranges": [...], "samples": [...]}
-    survivors: list[dict] = field(default_factory=list)
-
-    def to_json(self) -> dict:
-        return {"files": self.files, "survivors": self.survivors,
-                "cycles": [vars(c) for c in self.cycles]}
 
 
 def real(path: str) -> str:
@@ -59,35 +30,46 @@ def build_plan(findings: Sequence[Finding]) -> Plan:
     sources: dict[str, _Source | None] = {}
     for i, f in enumerate(findings):
         path = real(f.path)
-        spec = plan.files.setdefault(path, {"ranges": [], "samples": []})
-        spec["ranges"].append([f.line, max(f.end_line, f.line), i])
+        watch = plan.files.setdefault(path, FileWatch())
         if path not in sources:
             sources[path] = _Source.load(path)
         src = sources[path]
-        if src is None:
-            continue
-        stmt = src.statement_at(f.line)
+        stmt = src.statement_at(f.line) if src is not None else None
+        how = observe.how(f.code)
+        watch.probes.append(_probe(i, f, src, stmt, how))
         if stmt is None:
             continue
-        if f.code in CYCLE_CODES:
-            plan.cycles.append(src.cycle_spec(i, f.code, path, f.line, stmt))
-        elif f.code in LOOP_CODES:
+        if how == observe.CYCLE:
+            plan.cycles.append(src.cycle_watch(i, f.code, path, f.line, stmt))
+        elif how == observe.LOOP:
             loop = src.ancestor(stmt, _LOOPS, stop=_FUNCS)
             expr = accumulator(stmt)
             if loop is not None and expr:
-                spec["samples"].append({"id": f"L{i}", "finding": i, "at": "line", "line": loop.lineno, "expr": expr,
-                                        "metric": "bytes" if f.code == "CYC304" else "nodes"})
-        elif f.code == "CYC305":
+                watch.loops.append(LoopWatch(f"L{i}", i, "line", loop.lineno, expr,
+                                             "bytes" if f.code == "CYC304" else "nodes"))
+        elif how == observe.STATE:
             func = src.ancestor(stmt, _FUNCS)
             expr = accumulator(stmt)
             if func is not None and expr:
-                spec["samples"].append({"id": f"S{i}", "finding": i, "at": "entry", "line": first_line(func),
-                                        "expr": expr})
-        elif f.code in SURVIVOR_CODES:
+                watch.loops.append(LoopWatch(f"S{i}", i, "entry", first_line(func), expr))
+        elif how in (observe.SURVIVOR, observe.BODY):
             cls = src.ancestor(stmt, (ast.ClassDef,))
             if cls is not None:
-                plan.survivors.append({"finding": i, "class": src.qualname(cls), "file": path})
+                plan.survivors.append(SurvivorWatch(i, src.qualname(cls), path))
     return plan
+
+
+def _probe(index: int, f: Finding, src: _Source | None, stmt: ast.stmt | None, how: str | None) -> Probe:
+    """The lines that must run: the flagged statement's, or for a decorator finding the method's body."""
+    if stmt is not None and how == observe.BODY and isinstance(stmt, _FUNCS) and stmt.body:
+        first, last = stmt.body[0].lineno, stmt.end_lineno or stmt.body[-1].lineno
+        if isinstance(stmt.body[0], ast.Expr) and isinstance(stmt.body[0].value, ast.Constant) and len(stmt.body) > 1:
+            first = stmt.body[1].lineno  # a docstring is no code that runs
+        return Probe(index, first, last, f"the body of {src.qualname(stmt)}() (lines {first}-{last})")
+    last = max(f.end_line, f.line)
+    owner = src.ancestor(stmt, _FUNCS + (ast.ClassDef,)) if stmt is not None else None
+    where = f" in {src.qualname(owner)}" if owner is not None else ""
+    return Probe(index, f.line, last, f"line {f.line}{where}")
 
 
 def first_line(node: ast.AST) -> int:
@@ -152,8 +134,8 @@ class _Source:
             cur = self.parent.get(cur)
         return None
 
-    def qualname(self, node: ast.ClassDef) -> str:
-        """The class's ``__qualname__`` as CPython builds it."""
+    def qualname(self, node: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+        """The class's or function's ``__qualname__`` as CPython builds it."""
         parts = [node.name]
         cur = self.parent.get(node)
         while cur is not None and not isinstance(cur, ast.Module):
@@ -165,17 +147,17 @@ class _Source:
             cur = self.parent.get(cur)
         return ".".join(reversed(parts))
 
-    def cycle_spec(self, index: int, code: str, path: str, line: int, stmt: ast.stmt) -> CycleSpec:
+    def cycle_watch(self, index: int, code: str, path: str, line: int, stmt: ast.stmt) -> CycleWatch:
         cls = self.ancestor(stmt, (ast.ClassDef,))
         func = stmt if isinstance(stmt, _FUNCS) else self.ancestor(stmt, _FUNCS)
-        spec = CycleSpec(index, code, path, line, cls=self.qualname(cls) if cls is not None else None)
+        spec = CycleWatch(index, code, path, line, cls=self.qualname(cls) if cls is not None else None)
         instance = _instance_param(func) if cls is not None and func is not None else None
         methods = {n.name for n in cls.body if isinstance(n, _FUNCS)} if cls is not None else set()
         if isinstance(stmt, ast.ClassDef):  # CYC405: the class object made by each call
             spec.cls = self.qualname(stmt)
             return spec
         if isinstance(stmt, _FUNCS):  # CYC403: the function itself
-            spec.callables.append([first_line(stmt), -1, -1])
+            spec.callables.append(Span(first_line(stmt)))
             return spec
         spec.attrs = sorted(_stored_names(stmt))
         # `module.forward = partial(f, module.forward)`: a bound method of the object stored into
@@ -196,9 +178,9 @@ class _Source:
                     spec.ctors.append(name.rsplit(".", 1)[-1])
         return spec
 
-    def _defs_visible(self, stmt: ast.stmt) -> dict[str, list[int]]:
+    def _defs_visible(self, stmt: ast.stmt) -> dict[str, Span]:
         """Functions (and lambdas bound to names) of the enclosing function bodies and the module, by name."""
-        out: dict[str, list[int]] = {}
+        out: dict[str, Span] = {}
         scopes = [self.tree]
         cur = self.parent.get(stmt)
         while cur is not None:
@@ -208,7 +190,7 @@ class _Source:
         for scope in scopes:  # inner scopes last: they shadow outer names
             for node in ast.walk(scope):
                 if isinstance(node, _FUNCS) and node is not scope:
-                    out[node.name] = [first_line(node), -1, -1]
+                    out[node.name] = Span(first_line(node))
                 elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda):
                     for target in node.targets:
                         if isinstance(target, ast.Name):
@@ -216,9 +198,9 @@ class _Source:
         return out
 
 
-def _lambda_location(node: ast.Lambda) -> list[int]:
+def _lambda_location(node: ast.Lambda) -> Span:
     """Line and column span; the code object's first column falls inside it (two lambdas on one line)."""
-    return [node.lineno, node.col_offset, node.end_col_offset if node.end_lineno == node.lineno else 1 << 30]
+    return Span(node.lineno, node.col_offset, node.end_col_offset if node.end_lineno == node.lineno else 1 << 30)
 
 
 def _inside(node: ast.AST, outer: ast.AST) -> bool:

@@ -10,7 +10,6 @@ import json
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import threading
@@ -19,17 +18,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .detector import ENV_DIR, ENV_PLAN
 from ..findings import human_bytes
-from .plan import Plan
+from .child.watchplan import ENV_DIR, ENV_PLAN, Plan
+from .supervise import ChildGroup
 
-DETECTOR = Path(__file__).with_name("detector.py")
+CHILD = Path(__file__).with_name("child")
 
-BOOTSTRAP = '''\
+BOOTSTRAP = '''\\
 # Written by cyclelint --confirm for the duration of one command.
 def _cyclelint_bootstrap():
     import importlib.machinery, importlib.util, os, sys
-    spec = importlib.util.spec_from_file_location("_cyclelint_detector", {detector!r})
+    spec = importlib.util.spec_from_file_location("_cyclelint_confirm_child", {init!r},
+                                                  submodule_search_locations=[{folder!r}])
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     try:
@@ -62,7 +62,12 @@ def default_command() -> list[str]:
     return [python, "-m", "pytest", "-q"]
 
 
-def run_command(command: Sequence[str], plan: Plan, progress: bool) -> ChildRun:
+def run_command(command: Sequence[str], plan: Plan, progress: bool, stdout=None) -> ChildRun:
+    """Run ``command`` under the detector; ``stdout`` (a file) takes the command's stdout, if given.
+
+    Raises ``supervise.Interrupted`` when cyclelint gets SIGINT/SIGTERM/SIGHUP: by then the command
+    and everything it started are gone and the temporary folder is removed.
+    """
     work = tempfile.mkdtemp(prefix="cyclelint-confirm-")
     try:
         boot = os.path.join(work, "boot")
@@ -70,43 +75,37 @@ def run_command(command: Sequence[str], plan: Plan, progress: bool) -> ChildRun:
         os.mkdir(boot)
         os.mkdir(evidence_dir)
         with open(os.path.join(boot, "sitecustomize.py"), "w", encoding="utf-8") as fh:
-            fh.write(BOOTSTRAP.format(detector=str(DETECTOR)))
+            fh.write(BOOTSTRAP.format(init=str(CHILD / "__init__.py"), folder=str(CHILD)))
         plan_path = os.path.join(work, "plan.json")
         with open(plan_path, "w", encoding="utf-8") as fh:
-            json.dump(plan.to_json(), fh)
+            fh.write(plan.to_json())
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (boot, env.get("PYTHONPATH")) if p)
         env[ENV_DIR] = evidence_dir
         env[ENV_PLAN] = plan_path
-        return _supervise(list(command), env, evidence_dir, progress)
+        return _supervise(list(command), env, work, evidence_dir, progress, stdout)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _supervise(command: list[str], env: dict, evidence_dir: str, progress: bool) -> ChildRun:
+def _supervise(command: list[str], env: dict, work: str, evidence_dir: str, progress: bool, stdout) -> ChildRun:
     started = time.perf_counter()
-    try:
-        proc = subprocess.Popen(command, env=env)
-    except OSError as exc:
-        return ChildRun(127, 0.0, problems=[f"cannot run {command[0]}: {exc.strerror or exc}"])
     stop = threading.Event()
     ticker = threading.Thread(target=_show_progress, args=(evidence_dir, started, stop), daemon=True)
-    if progress:
-        ticker.start()
     try:
-        while True:
-            try:
-                rc = proc.wait()
-                break
-            except KeyboardInterrupt:  # the child got the same Ctrl-C; report what it saw so far
-                continue
+        with ChildGroup(command, env, work, stdout) as group:
+            if progress:
+                ticker.start()
+            rc = group.wait()
+            run = ChildRun(rc if rc >= 0 else 128 - rc, time.perf_counter() - started)
+            run.evidence, run.problems = read_evidence(evidence_dir)
+    except OSError as exc:
+        return ChildRun(127, 0.0, problems=[f"cannot run {command[0]}: {exc.strerror or exc}"])
     finally:
         stop.set()
-        if progress:
+        if ticker.is_alive():
             ticker.join()
             sys.stderr.write("\r\033[K")
-    run = ChildRun(rc if rc >= 0 else 128 - rc, time.perf_counter() - started)
-    run.evidence, run.problems = read_evidence(evidence_dir)
     if rc < 0:
         run.problems.append(f"the command was killed by signal {signal.Signals(-rc).name}")
     return run
@@ -114,7 +113,11 @@ def _supervise(command: list[str], env: dict, evidence_dir: str, progress: bool)
 
 def read_evidence(folder: str) -> tuple[list[dict], list[str]]:
     found, problems = [], []
-    for name in sorted(os.listdir(folder)):
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError as exc:
+        return [], [f"cannot read the evidence folder: {exc.strerror}"]
+    for name in names:
         if not (name.startswith("evidence-") and name.endswith(".json")):
             continue
         try:
