@@ -3,8 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from .engine import default_workers, feeding_candidates, resolve_project, run_jobs
-from .engine import lint_source as _lint_source
+from .engine import FileResult, default_workers, feeding_candidates, lint_file, resolve_project, run_jobs
 from .files import discover, matches
 from .findings import FileError, Finding
 from .selection import enabled_codes, expand
@@ -12,12 +11,23 @@ from .selection import enabled_codes, expand
 
 def lint_source(source: str | bytes, path: str = "<string>", *, select: Iterable[str] | None = None,
                 extend_select: Iterable[str] = (), ignore: Iterable[str] = (), noqa: bool = True) -> list[Finding]:
-    """Findings for one module's source; a file that cannot be parsed raises ``SyntaxError``."""
-    result = _lint_source(source, path, enabled_codes(select, extend_select, ignore), apply_noqa=noqa)
+    """Findings for one module's source (a notebook's JSON when ``path`` ends in ``.ipynb``);
+    a file that cannot be parsed raises ``SyntaxError``."""
+    result = lint_file(source, path, enabled_codes(select, extend_select, ignore), apply_noqa=noqa)
     if result.error:
         raise SyntaxError(f"{path}: {result.error}")
     resolve_project([result])
+    place_cells([result])
     return sorted(result.findings, key=Finding.sort_key)
+
+
+def place_cells(results: Iterable[FileResult]) -> None:
+    """Once the project is resolved, a notebook's findings move into their cells."""
+    from .notebook import place
+
+    for res in results:
+        if res.cells:
+            place(res.findings, res.cells)
 
 
 def lint_paths(paths: Iterable[str], *, select: Iterable[str] | None = None, extend_select: Iterable[str] = (),
@@ -44,6 +54,7 @@ def lint_paths(paths: Iterable[str], *, select: Iterable[str] | None = None, ext
     for i, res in zip(redo, run_jobs([work[i] for i in redo], workers, cache, full=True)):
         results[i] = res
     resolve_project(results)
+    place_cells(results)
     findings = sorted((f for r in results for f in r.findings), key=Finding.sort_key)
     errors += [FileError(r.path, r.error) for r in results if r.error]
     errors.sort(key=lambda e: e.path)

@@ -8,9 +8,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from .classtable import class_summaries
+from .documents import NotebookError, open_document
 from .files import read_source, unreadable
 from .findings import Finding
 from .noqa import SKIP_FILE, noqa_codes, suppressed
+from .notebook import place_error
 from .parsing import AstError, libcst_may_try, libcst_syntax_message, parse_ast
 from .prefilter import scan_file
 
@@ -67,6 +69,7 @@ class FileResult:
     states: list[PendingState] = field(default_factory=list)
     evidence: list[tuple[str, str, int | str]] = field(default_factory=list)  # (class, method, slot) fed a graph
     feeds: list[tuple[str, str]] = field(default_factory=list)  # pre-filtered: (class, method) it may feed a graph
+    cells: list[int] | None = None  # a notebook: the first line of each code cell (notebook.place)
 
 
 @dataclass
@@ -104,6 +107,21 @@ def lint_source(source: bytes | str, path: str, enabled: frozenset[str], apply_n
         return FileResult(path, error="too deeply nested to analyse")
     except Exception as exc:  # a bug of ours must cost one file, not the whole run
         return FileResult(path, error=f"internal error, please report it: {type(exc).__name__}: {exc}")
+    return result
+
+
+def lint_file(data: bytes | str, path: str, enabled: frozenset[str], **options) -> FileResult:
+    """:func:`lint_source` for what the file holds: a notebook's findings are on the lines of the
+    module its code cells make until :func:`cyclelint.notebook.place` puts them in their cells."""
+    try:
+        doc = open_document(path, data)
+    except NotebookError as exc:
+        return FileResult(path, error=str(exc))
+    result = lint_source(doc.source, path, enabled, **options)
+    if doc.starts is not None:
+        result.cells = doc.starts
+        if result.error:
+            result.error = place_error(result.error, doc.starts)
     return result
 
 
@@ -190,7 +208,7 @@ def _positions(module, tree: ast.Module | None, text: str, nodes: list):
 
 def _lint_job(job: tuple[str, bytes, frozenset[str], bool]) -> FileResult:
     path, data, enabled, full = job
-    return lint_source(data, path, enabled, prefilter=not full)
+    return lint_file(data, path, enabled, prefilter=not full)
 
 
 def run_jobs(jobs: Sequence[tuple[str, frozenset[str]]], workers: int, cache=None, full: bool = False) -> list[FileResult]:

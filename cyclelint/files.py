@@ -1,4 +1,4 @@
-"""Find the Python files to lint."""
+"""Find the Python files and notebooks to lint."""
 from __future__ import annotations
 
 import fnmatch
@@ -9,8 +9,10 @@ from pathlib import PurePosixPath
 
 SKIP_DIRS = frozenset(
     {".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "build", "dist", "__pycache__",
-     ".mypy_cache", ".pytest_cache", ".ruff_cache", ".cyclelint_cache", "node_modules", ".eggs"}
+     ".mypy_cache", ".pytest_cache", ".ruff_cache", ".cyclelint_cache", "node_modules", ".eggs",
+     ".ipynb_checkpoints"}
 )
+SUFFIXES = (".py", ".pyi", ".ipynb")  # what a folder is searched for
 
 
 def matches(path: str, patterns: Iterable[str], base: str) -> bool:
@@ -65,7 +67,7 @@ def discover(paths: Iterable[str], exclude: Iterable[str] = (), base: str = ".")
                 and not matches(os.path.join(dirpath, d), exclude, base)
             )
             for name in sorted(filenames):
-                if name.endswith((".py", ".pyi")):
+                if name.endswith(SUFFIXES):
                     path = os.path.join(dirpath, name)
                     if not matches(path, exclude, base):
                         yield from _once(path, seen)

@@ -52,9 +52,15 @@ class Finding:
     message: str
     confirmation: dict | None = None
     fixable: bool = False  # --fix has a safe rewrite for it
+    cell: int | None = None  # in a notebook: the code cell (1-based), whose own lines line and column count
 
     def sort_key(self) -> tuple:
-        return (self.path, self.line, self.column, self.code, self.message)
+        return (self.path, self.cell or 0, self.line, self.column, self.code, self.message)
+
+    def where(self) -> str:
+        """``path:line:col``, or ``path:cell N:line:col`` in a notebook."""
+        cell = f"cell {self.cell}:" if self.cell is not None else ""
+        return f"{self.path}:{cell}{self.line}:{self.column}"
 
     def shown_message(self) -> str:
         """The message with the ``--confirm`` verdict appended, for the line-based formats."""
@@ -68,8 +74,9 @@ class Finding:
 
     def to_dict(self) -> dict:
         data = asdict(self)
-        if self.confirmation is None:
-            data.pop("confirmation")
+        for optional in ("confirmation", "cell"):
+            if data[optional] is None:
+                data.pop(optional)
         return data
 
 

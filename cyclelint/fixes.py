@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from .atomic import write_atomic
+from .documents import NotebookError, open_document
 from .engine import Edits, lint_source
 from .files import read_source, unreadable
 from .findings import FileError, Finding
@@ -49,20 +50,29 @@ def plan_fixes(findings: Iterable[Finding]) -> tuple[list[FileFix], list[FileErr
 
 
 def fix_source(data: bytes, path: str, enabled: frozenset[str]) -> FileFix | FileError | None:
+    """A notebook's cells are fixed as the module they make, and written back into their sources."""
     edits = Edits()
-    result = lint_source(data, path, enabled, edits=edits)
+    try:
+        doc = open_document(path, data)
+    except NotebookError as exc:
+        return FileError(path, str(exc))
+    result = lint_source(doc.source, path, enabled, edits=edits)
     if result.error:
         return FileError(path, result.error)
     if not edits.found:
         return None
     how = {id(node): kind for _, rewrite in edits.found for node, kind in rewrite}
     module = edits.module.visit(_Rewriter(how))
-    after = module.bytes
     try:
-        cst.parse_module(after)
+        cst.parse_module(module.bytes)
     except cst.ParserSyntaxError:  # never write what would not parse
         return FileError(path, "not fixed: the rewrite would not parse (please report it)")
-    return FileFix(path, data, after, len(edits.found), module.encoding) if after != data else None
+    try:
+        after = doc.rebuild(module.bytes)
+    except NotebookError as exc:
+        return FileError(path, f"not fixed: {exc}")
+    encoding = "utf-8" if doc.starts is not None else module.encoding  # a notebook is JSON: UTF-8
+    return FileFix(path, data, after, len(edits.found), encoding) if after != data else None
 
 
 def write_fix(fix: FileFix) -> FileError | None:

@@ -8,7 +8,7 @@ from ..findings import RULES, FileError, Finding
 
 
 def render(findings: Sequence[Finding], errors: Sequence[FileError]) -> str:
-    lines = [f"{f.path}:{f.line}:{f.column}: {f.code} {'[*] ' * f.fixable}{f.shown_message()}" for f in findings]
+    lines = [f"{f.where()}: {f.code} {'[*] ' * f.fixable}{f.shown_message()}" for f in findings]
     if findings or errors:
         files = len({f.path for f in findings})
         summary = (f"Found {count(len(findings), 'finding')} in {count(files, 'file')}" if findings
