@@ -45,6 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="apply the safe rewrites (CYC301/CYC302: detach what is accumulated), then report what is left")
     fixing.add_argument("--diff", action="store_true",
                         help="print the rewrites --fix would make as a unified diff; change nothing")
+    fixing.add_argument("--add-noqa", action="store_true",
+                        help="add `# noqa: CODE` to every line with a finding (to adopt cyclelint on existing code)")
     p.add_argument("--confirm", action="store_true",
                    help="then run COMMAND (after --; default: confirm-command from the config, else "
                         "`python -m pytest -q`) under the cycle and growth detector and mark each finding "
@@ -83,8 +85,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--confirm-report needs --confirm")
     if command is not None and not command:
         parser.error("nothing after --: give the command to run, or leave out -- for the default")
-    if args.confirm and (args.fix or args.diff):
-        parser.error("--confirm cannot be combined with --fix or --diff")
+    if args.confirm and (args.fix or args.diff or args.add_noqa):
+        parser.error("--confirm cannot be combined with --fix, --diff or --add-noqa")
     try:
         cfg = load(args.config or find_pyproject(os.getcwd()))
         findings, errors = _lint(args, cfg)
@@ -94,6 +96,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if args.diff:
         return _diff(findings, errors, args.exit_zero)
+    if args.add_noqa:
+        return _add_noqa(findings, errors)
     if args.fix:
         findings, errors = _fix(findings, errors, args, cfg)
     child_status = 0
@@ -169,6 +173,21 @@ def _fix(findings, errors, args, cfg):
     if written:
         findings, errors = _lint(args, cfg)
     return findings, errors + fix_errors
+
+
+def _add_noqa(findings, errors) -> int:
+    """Exit 0 when every finding is now suppressed, 1 when some line could take no comment, 2 on errors."""
+    from .add_noqa import plan_noqa
+    from .fixes import write_fix
+
+    added = plan_noqa(findings)
+    failed = [e for e in map(write_fix, added.fixes) if e is not None]
+    for where, why in added.skipped:
+        print(f"cyclelint: {where}: no noqa added: {why}", file=sys.stderr)
+    _print_errors(errors + added.errors + failed)
+    n = sum(f.fixed for f in added.fixes if f.path not in {e.path for e in failed})
+    print(f"Added noqa for {count(n, 'finding')}.", file=sys.stderr)
+    return 2 if errors or added.errors or failed else 1 if added.skipped else 0
 
 
 def _print_errors(errors) -> None:

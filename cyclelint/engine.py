@@ -15,6 +15,8 @@ from .noqa import SKIP_FILE, noqa_codes, suppressed
 from .notebook import place_error
 from .parsing import AstError, libcst_may_try, libcst_syntax_message, parse_ast
 from .prefilter import scan_file
+from .unused_noqa import CODE as NOQA_CODE
+from .unused_noqa import may_apply as noqa_may_apply
 
 
 @dataclass
@@ -96,7 +98,7 @@ def lint_source(source: bytes | str, path: str, enabled: frozenset[str], apply_n
         if tree is None and not libcst_may_try(ast_error, source):
             result.error = ast_error.message
             return result
-        if prefilter and tree is not None:
+        if prefilter and tree is not None and not (NOQA_CODE in enabled and noqa_may_apply(raw)):
             found, feeds = scan_file(tree, enabled)
             if not found:
                 result.classes = {name: ClassSummary(**c) for name, c in class_summaries(tree).items()}
@@ -140,11 +142,16 @@ def _parse_and_analyse(source, path, enabled, result: FileResult, apply_noqa: bo
         return
     if edits is not None:
         edits.module = module
-    _analyse(module, path, enabled, result, apply_noqa, edits, tree, text)
+    found = _analyse(module, path, enabled, result, apply_noqa, edits, tree, text)
+    if NOQA_CODE in enabled:
+        from .unused_noqa import unused_noqa
+
+        result.findings += unused_noqa(path, text, found, enabled)
 
 
 def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, apply_noqa: bool,
-             edits: Edits | None, tree: ast.Module | None, text: str) -> None:
+             edits: Edits | None, tree: ast.Module | None, text: str) -> set[tuple[int, str]]:
+    """Fills ``result``; returns (line, code) of every finding before ``noqa``, for CYC001."""
     from .analysis.walker import FileFacts, Walker
     from .positions import split_lines
     from .rules import ALL_RULES
@@ -160,7 +167,7 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
     ctor_calls = facts.ctor_calls if "CYC202" in enabled else []
     result.evidence = facts.evidence
     if not reports and not ctor_calls and not facts.states:
-        return
+        return set()
     where = _positions(module, tree, text, [r[0] for r in reports] + [c.stmt for c in ctor_calls]
                        + [st.stmt for st in facts.states])
     lines = split_lines(text)
@@ -169,8 +176,10 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
         return noqa_codes(lines[line - 1]) if apply_noqa and 0 < line <= len(lines) else None
 
     seen = set()
+    found = set()
     for node, code, message, fix in reports:
         line, col, end_line, end_col = where(node)
+        found.add((line, code))
         key = (line, col, code)
         if key in seen or suppressed(code, noqa_at(line)):
             continue
@@ -181,13 +190,16 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
             edits.found.append((finding, fix))
     for call in ctor_calls:
         line, col, end_line, end_col = where(call.stmt)
+        found.add((line, "CYC202"))
         result.ctors.append(PendingCtor(line, col + 1, end_line, end_col + 1, call.cls_name,
                                         call.index, call.keyword, call.obj, call.owner_is_module, noqa_at(line)))
     for st in facts.states:
         line, col, end_line, end_col = where(st.stmt)
+        found.add((line, "CYC305"))
         if not suppressed("CYC305", noqa_at(line)):
             result.states.append(PendingState(line, col + 1, end_line, end_col + 1, st.cls,
                                               st.method, st.params, st.deps, st.message))
+    return found
 
 
 def _positions(module, tree: ast.Module | None, text: str, nodes: list):

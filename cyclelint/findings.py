@@ -15,6 +15,7 @@ class Rule:
 RULES: dict[str, Rule] = {
     r.code: r
     for r in (
+        Rule("CYC001", "unused-noqa", "noqa code of cyclelint that suppresses nothing or names no rule", default=False),
         Rule("CYC101", "self-lambda-stored", "lambda capturing the instance stored on the instance"),
         Rule("CYC102", "self-closure-stored", "nested function capturing the instance stored on the instance"),
         Rule("CYC103", "bound-method-stored", "bound method or partial over the instance stored on the instance"),

@@ -6,7 +6,7 @@ parses, and written only over the very bytes it was computed from."""
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
@@ -16,6 +16,9 @@ from .documents import NotebookError, open_document
 from .engine import Edits, lint_source
 from .files import read_source, unreadable
 from .findings import FileError, Finding
+from .source_text import decode
+from .unused_noqa import CODE as NOQA_CODE
+from .unused_noqa import remove_unused
 
 
 @dataclass
@@ -30,9 +33,12 @@ class FileFix:
 def plan_fixes(findings: Iterable[Finding]) -> tuple[list[FileFix], list[FileError]]:
     """The rewrite of each file with fixable findings, computed from its current bytes."""
     codes: dict[str, set[str]] = {}
+    unused: dict[str, list[Finding]] = {}  # CYC001: the codes to take out of noqa comments
     for f in findings:
         if f.fixable:
             codes.setdefault(f.path, set()).add(f.code)
+        if f.fixable and f.code == NOQA_CODE:
+            unused.setdefault(f.path, []).append(f)
     fixes, errors = [], []
     for path in sorted(codes):
         try:
@@ -41,7 +47,7 @@ def plan_fixes(findings: Iterable[Finding]) -> tuple[list[FileFix], list[FileErr
             errors.append(FileError(path, unreadable(exc)))
             continue
         # Only the codes found there: the ones the run enabled for this file (per-file ignores included).
-        result = fix_source(data, path, frozenset(codes[path]))
+        result = fix_source(data, path, frozenset(codes[path]), unused.get(path, ()))
         if isinstance(result, FileError):
             errors.append(result)
         elif result is not None:
@@ -49,30 +55,34 @@ def plan_fixes(findings: Iterable[Finding]) -> tuple[list[FileFix], list[FileErr
     return fixes, errors
 
 
-def fix_source(data: bytes, path: str, enabled: frozenset[str]) -> FileFix | FileError | None:
-    """A notebook's cells are fixed as the module they make, and written back into their sources."""
-    edits = Edits()
+def fix_source(data: bytes, path: str, enabled: frozenset[str],
+               unused_noqa: Sequence[Finding] = ()) -> FileFix | FileError | None:
+    """A notebook's cells are fixed as the module they make, and written back into their sources.
+    The codes of the ``unused_noqa`` (CYC001) findings are removed first: a comment edit moves no node."""
     try:
         doc = open_document(path, data)
     except NotebookError as exc:
         return FileError(path, str(exc))
-    result = lint_source(doc.source, path, enabled, edits=edits)
+    source = remove_unused(doc.source, unused_noqa, doc.starts) if unused_noqa else doc.source
+    edits = Edits()
+    result = lint_source(source, path, enabled - {NOQA_CODE}, edits=edits)
     if result.error:
         return FileError(path, result.error)
-    if not edits.found:
-        return None
-    how = {id(node): kind for _, rewrite in edits.found for node, kind in rewrite}
-    module = edits.module.visit(_Rewriter(how))
+    notebook = doc.starts is not None
+    encoding = "utf-8" if notebook else decode(data)[1]  # a notebook is JSON: UTF-8
+    if edits.found:
+        how = {id(node): kind for _, rewrite in edits.found for node, kind in rewrite}
+        module = edits.module.visit(_Rewriter(how))
+        try:
+            cst.parse_module(module.bytes)
+        except cst.ParserSyntaxError:  # never write what would not parse
+            return FileError(path, "not fixed: the rewrite would not parse (please report it)")
+        source, encoding = module.bytes, encoding if notebook else module.encoding
     try:
-        cst.parse_module(module.bytes)
-    except cst.ParserSyntaxError:  # never write what would not parse
-        return FileError(path, "not fixed: the rewrite would not parse (please report it)")
-    try:
-        after = doc.rebuild(module.bytes)
+        after = doc.rebuild(source)
     except NotebookError as exc:
         return FileError(path, f"not fixed: {exc}")
-    encoding = "utf-8" if doc.starts is not None else module.encoding  # a notebook is JSON: UTF-8
-    return FileFix(path, data, after, len(edits.found), encoding) if after != data else None
+    return FileFix(path, data, after, len(edits.found) + len(unused_noqa), encoding) if after != data else None
 
 
 def write_fix(fix: FileFix) -> FileError | None:

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from .magics import neutralise
+from .source_text import lines_with_ends
 
 SUFFIX = ".ipynb"
 
@@ -55,7 +56,7 @@ class Notebook:
         :attr:`source` that keeps its lines); the neutralised IPython lines are put back as written."""
         from .notebook_json import replace_sources
 
-        new = split_lines(source.decode("utf-8") if isinstance(source, bytes) else source)
+        new = lines_with_ends(source.decode("utf-8") if isinstance(source, bytes) else source)
         if len(new) != sum(len(c.python) for c in self.cells):
             raise NotebookError("the rewrite would change the number of lines of a cell")
         changed: dict[int, list[str]] = {}
@@ -94,17 +95,9 @@ def read_notebook(data: bytes) -> Notebook:
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
         text = _text(cell.get("source", ""), i)
-        lines = split_lines(text)
+        lines = lines_with_ends(text)
         cells.append(Cell(i, lines, neutralise([_ended(line) for line in lines])))
     return Notebook(data, doc, cells)
-
-
-_LINE_RE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
-
-
-def split_lines(text: str) -> list[str]:
-    """Lines with their endings, broken where Python breaks them (not at form feeds)."""
-    return _LINE_RE.findall(text)
 
 
 def _ended(line: str) -> str:
