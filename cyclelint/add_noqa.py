@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import partial
 
 from .documents import NotebookError, open_document
 from .files import read_source, unreadable
@@ -50,31 +51,41 @@ def plan_noqa(findings: Iterable[Finding]) -> Added:
 
 
 def _plan_file(path: str, data: bytes, doc, found: list[Finding], out: Added) -> None:
+    source, added, skipped = with_noqa(doc.source, doc.starts, found)
+    out.skipped += skipped
+    if not added:
+        return
+    try:
+        after = doc.rebuild(source)
+    except NotebookError as exc:
+        out.errors.append(FileError(path, f"no noqa added: {exc}"))
+        return
+    encoding = "utf-8" if doc.starts is not None else decode(data)[1]
+    out.fixes.append(FileFix(path, data, after, added, encoding))
+
+
+def with_noqa(source: bytes | str, starts: list[int] | None,
+              found: Iterable[Finding]) -> tuple[bytes | str, int, list[tuple[str, str]]]:
+    """``source`` (a notebook's by cell: ``starts``) with a ``noqa`` for each finding of ``found``;
+    how many codes were added, and the lines no comment can end."""
     from .notebook import source_line
 
-    text, _ = decode(doc.source)
+    text, _ = decode(source)
     codes: dict[int, list[str]] = {}
     where: dict[int, str] = {}
     for f in found:
-        line = source_line(doc.starts, f.cell, f.line) if f.cell is not None else f.line
+        line = source_line(starts, f.cell, f.line) if f.cell is not None else f.line
         if f.code not in codes.setdefault(line, []):
             codes[line].append(f.code)
         where[line] = f.where().rsplit(":", 1)[0]
     open_ends = line_ends(text)
     comment_at = {line: column for line, column, _ in comments(text)}
-    edits = {}
+    edits, skipped = {}, []
     for line, names in codes.items():
         if line not in open_ends:
-            out.skipped.append((where[line], "the statement goes on past the end of the line"))
+            skipped.append((where[line], "the statement goes on past the end of the line"))
             continue
-        edits[line] = lambda body, at=comment_at.get(line), names=sorted(names): with_codes(body, at, names)
+        edits[line] = partial(with_codes, comment_at=comment_at.get(line), codes=sorted(names))
     if not edits:
-        return
-    try:
-        after = doc.rebuild(edit_lines(doc.source, edits))
-    except NotebookError as exc:
-        out.errors.append(FileError(path, f"no noqa added: {exc}"))
-        return
-    if after != data:
-        encoding = "utf-8" if doc.starts is not None else decode(data)[1]
-        out.fixes.append(FileFix(path, data, after, sum(len(codes[line]) for line in edits), encoding))
+        return source, 0, skipped
+    return edit_lines(source, edits), sum(len(codes[line]) for line in edits), skipped

@@ -36,18 +36,14 @@ def lint_paths(paths: Iterable[str], *, select: Iterable[str] | None = None, ext
                jobs: int | None = None, cache=None) -> tuple[list[Finding], list[FileError]]:
     """Lint files and folders; returns sorted findings and the files that could not be linted."""
     enabled = enabled_codes(select, extend_select, ignore)
-    ignores = [(glob, expand(codes, selecting=False)) for glob, codes in (per_file_ignores or {}).items()]
+    ignores = _ignores(per_file_ignores)
     work: list[tuple[str, frozenset[str]]] = []
     errors: list[FileError] = []
     for path, problem in discover(paths, exclude, base):
         if problem:
             errors.append(FileError(path, problem))
             continue
-        codes = enabled
-        for glob, off in ignores:
-            if matches(path, [glob], base):
-                codes = codes - off
-        work.append((path, frozenset(codes)))
+        work.append((path, _file_codes(path, enabled, ignores, base)))
     workers = jobs or default_workers()
     results = run_jobs(work, workers, cache)
     redo = feeding_candidates(results)  # callers that another file's CYC305 candidates need in full
@@ -59,3 +55,42 @@ def lint_paths(paths: Iterable[str], *, select: Iterable[str] | None = None, ext
     errors += [FileError(r.path, r.error) for r in results if r.error]
     errors.sort(key=lambda e: e.path)
     return findings, errors
+
+
+def lint_text(source: str | bytes, path: str, *, select: Iterable[str] | None = None, extend_select: Iterable[str] = (),
+              ignore: Iterable[str] = (), exclude: Iterable[str] = (),
+              per_file_ignores: Mapping[str, Iterable[str]] | None = None,
+              base: str = ".") -> tuple[list[Finding], list[FileError]]:
+    """Lint what a pipe or an editor holds for ``path`` (which need not exist on disk): the
+    configuration's exclude, per-file-ignores and ``noqa`` apply as for a file at that path."""
+    if matches(path, exclude, base):
+        return [], []
+    codes = _file_codes(path, enabled_codes(select, extend_select, ignore), _ignores(per_file_ignores), base)
+    result = lint_file(source, path, codes)
+    resolve_project([result])
+    place_cells([result])
+    errors = [FileError(path, result.error)] if result.error else []
+    return sorted(result.findings, key=Finding.sort_key), errors
+
+
+def _ignores(per_file_ignores: Mapping[str, Iterable[str]] | None) -> list[tuple[str, set[str]]]:
+    return [(glob, expand(codes, selecting=False)) for glob, codes in (per_file_ignores or {}).items()]
+
+
+def _file_codes(path: str, enabled: frozenset[str], ignores: list[tuple[str, set[str]]], base: str) -> frozenset[str]:
+    """The codes on for ``path``: ``per-file-ignores`` turn some off."""
+    codes = enabled
+    for glob, off in ignores:
+        if matches(path, [glob], base):
+            codes = codes - off
+    return frozenset(codes)
+
+
+def config_options(cfg, select: Iterable[str] | None = None, extend_select: Iterable[str] = (),
+                   ignore: Iterable[str] = ()) -> dict:
+    """The keyword arguments of :func:`lint_paths` and :func:`lint_text` for a configuration
+    (config.py), command-line codes winning: ``select`` replaces the configured selection,
+    ``extend_select`` and ``ignore`` add to theirs."""
+    return dict(select=select or cfg.select, extend_select=[*extend_select, *cfg.extend_select],
+                ignore=[*ignore, *cfg.ignore], exclude=cfg.exclude, per_file_ignores=cfg.per_file_ignores,
+                base=cfg.base)

@@ -7,10 +7,10 @@ import sys
 from collections.abc import Sequence
 
 from . import __version__
-from .api import lint_paths
+from .api import config_options, lint_paths, lint_text
 from .atomic import write_atomic
 from .config import find_pyproject, load
-from .findings import RULES
+from .findings import RULES, FileError
 from .report import FORMATS, render
 from .report.text import count, statistics
 from .rule_docs import rule_page
@@ -29,7 +29,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Find reference cycles and unbounded tensor accumulation that keep PyTorch memory alive.",
         epilog="`cyclelint rule CODE` prints the page of a rule.",
     )
-    p.add_argument("paths", nargs="*", default=None, help="files and folders to lint (default: .)")
+    p.add_argument("paths", nargs="*", default=None, help="files and folders to lint (default: .); - reads stdin")
+    p.add_argument("--stdin-filename", metavar="PATH",
+                   help="the path of what stdin holds: its config, per-file-ignores and exclude apply")
     p.add_argument("--select", action="append", metavar="CODES", help="only these codes or prefixes (comma-separated)")
     p.add_argument("--extend-select", action="append", metavar="CODES", help="codes to add to the selection")
     p.add_argument("--ignore", action="append", metavar="CODES", help="codes or prefixes to turn off")
@@ -75,6 +77,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["rule"]:
         return rule_command(argv[1:])
+    if argv[:1] == ["server"]:
+        try:
+            from .server import main as serve
+        except ImportError as exc:  # pygls is an extra
+            print(f"cyclelint: error: the language server needs {exc.name}: pip install 'cyclelint[server]'",
+                  file=sys.stderr)
+            return 2
+        return serve(argv[1:])
     command = None
     if "--confirm" in argv and "--" in argv:  # cyclelint PATHS --confirm -- COMMAND ...
         split = argv.index("--")
@@ -87,13 +97,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("nothing after --: give the command to run, or leave out -- for the default")
     if args.confirm and (args.fix or args.diff or args.add_noqa):
         parser.error("--confirm cannot be combined with --fix, --diff or --add-noqa")
+    args.stdin = args.paths == ["-"] or (args.stdin_filename is not None and not args.paths)
+    if "-" in (args.paths or []) and not args.stdin:
+        parser.error("- (stdin) cannot be combined with other paths")
+    if args.stdin and (args.add_noqa or args.confirm):
+        parser.error("stdin cannot be combined with --add-noqa or --confirm")
+    if args.stdin:
+        args.stdin_data = sys.stdin.buffer.read()
     try:
-        cfg = load(args.config or find_pyproject(os.getcwd()))
+        cfg = load(args.config or find_pyproject(_config_start(args)))
         findings, errors = _lint(args, cfg)
         ignored = expand((_codes(args.ignore) or []) + cfg.ignore, selecting=False)
     except UsageError as exc:
         print(f"cyclelint: error: {exc}", file=sys.stderr)
         return 2
+    if args.stdin and (args.fix or args.diff):
+        return _fix_stdin(args, cfg, findings, errors)
     if args.diff:
         return _diff(findings, errors, args.exit_zero)
     if args.add_noqa:
@@ -127,18 +146,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 1 if findings else 2 if errors else 0
 
 
+def _config_start(args: argparse.Namespace) -> str:
+    """Where the search for pyproject.toml starts: the folder of what stdin holds, else here."""
+    return os.path.dirname(os.path.abspath(args.stdin_filename)) if args.stdin and args.stdin_filename else os.getcwd()
+
+
 def _lint(args: argparse.Namespace, cfg):
-    return lint_paths(
-        args.paths or ["."],
-        select=_codes(args.select) or cfg.select,
-        extend_select=(_codes(args.extend_select) or []) + cfg.extend_select,
-        ignore=(_codes(args.ignore) or []) + cfg.ignore,
-        exclude=cfg.exclude,
-        per_file_ignores=cfg.per_file_ignores,
-        base=cfg.base,
-        jobs=args.jobs,
-        cache=None if args.no_cache else _cache(cfg.base),
-    )
+    options = config_options(cfg, _codes(args.select), _codes(args.extend_select) or (), _codes(args.ignore) or ())
+    if args.stdin:
+        return lint_text(args.stdin_data, args.stdin_filename or "-", **options)
+    return lint_paths(args.paths or ["."], jobs=args.jobs, cache=None if args.no_cache else _cache(cfg.base), **options)
 
 
 def _diff(findings, errors, exit_zero: bool) -> int:
@@ -154,6 +171,28 @@ def _diff(findings, errors, exit_zero: bool) -> int:
     if exit_zero:
         return 0
     return 1 if fixes else 2 if errors or fix_errors else 0
+
+
+def _fix_stdin(args, cfg, findings, errors) -> int:
+    """--fix on stdin writes the fixed text to stdout (what an editor puts in its buffer) and what
+    is left to stderr; --diff writes the diff."""
+    from .fixes import fix_findings, unified_diff
+
+    fix = fix_findings(args.stdin_data, args.stdin_filename or "-", findings)
+    if isinstance(fix, FileError):
+        errors, fix = errors + [fix], None
+    if args.diff:
+        sys.stdout.write(unified_diff(fix) if fix else "")
+        _print_errors(errors)
+        return 0 if args.exit_zero else 1 if fix else 2 if errors else 0
+    sys.stdout.flush()
+    sys.stdout.buffer.write(fix.after if fix else args.stdin_data)
+    if fix:
+        args.stdin_data = fix.after
+        findings, errors = _lint(args, cfg)
+    sys.stderr.write(render("text", findings, []))
+    _print_errors(errors)
+    return 0 if args.exit_zero else 1 if findings else 2 if errors else 0
 
 
 def _fix(findings, errors, args, cfg):

@@ -13,6 +13,7 @@ import libcst as cst
 
 from .atomic import write_atomic
 from .documents import NotebookError, open_document
+from .notebook import source_line
 from .engine import Edits, lint_source
 from .files import read_source, unreadable
 from .findings import FileError, Finding
@@ -32,22 +33,18 @@ class FileFix:
 
 def plan_fixes(findings: Iterable[Finding]) -> tuple[list[FileFix], list[FileError]]:
     """The rewrite of each file with fixable findings, computed from its current bytes."""
-    codes: dict[str, set[str]] = {}
-    unused: dict[str, list[Finding]] = {}  # CYC001: the codes to take out of noqa comments
+    fixable: dict[str, list[Finding]] = {}
     for f in findings:
         if f.fixable:
-            codes.setdefault(f.path, set()).add(f.code)
-        if f.fixable and f.code == NOQA_CODE:
-            unused.setdefault(f.path, []).append(f)
+            fixable.setdefault(f.path, []).append(f)
     fixes, errors = [], []
-    for path in sorted(codes):
+    for path in sorted(fixable):
         try:
             data = read_source(path)
         except OSError as exc:
             errors.append(FileError(path, unreadable(exc)))
             continue
-        # Only the codes found there: the ones the run enabled for this file (per-file ignores included).
-        result = fix_source(data, path, frozenset(codes[path]), unused.get(path, ()))
+        result = fix_findings(data, path, fixable[path])
         if isinstance(result, FileError):
             errors.append(result)
         elif result is not None:
@@ -55,10 +52,21 @@ def plan_fixes(findings: Iterable[Finding]) -> tuple[list[FileFix], list[FileErr
     return fixes, errors
 
 
-def fix_source(data: bytes, path: str, enabled: frozenset[str],
-               unused_noqa: Sequence[Finding] = ()) -> FileFix | FileError | None:
+def fix_findings(data: bytes, path: str, findings: Sequence[Finding]) -> FileFix | FileError | None:
+    """The rewrite of ``data`` (the file at ``path``, or what an editor holds for it) for the
+    fixable ones of its ``findings``. Only the codes found there are linted again: the ones the
+    run enabled for this file (per-file ignores included)."""
+    codes = frozenset(f.code for f in findings if f.fixable)
+    unused = [f for f in findings if f.fixable and f.code == NOQA_CODE]  # taken out of noqa comments
+    rewrites = [f for f in findings if f.fixable and f.code != NOQA_CODE]
+    return fix_source(data, path, codes, unused, rewrites) if codes else None
+
+
+def fix_source(data: bytes, path: str, enabled: frozenset[str], unused_noqa: Sequence[Finding] = (),
+               only: Sequence[Finding] | None = None) -> FileFix | FileError | None:
     """A notebook's cells are fixed as the module they make, and written back into their sources.
-    The codes of the ``unused_noqa`` (CYC001) findings are removed first: a comment edit moves no node."""
+    The codes of the ``unused_noqa`` (CYC001) findings are removed first: a comment edit moves no node.
+    ``only``: rewrite these findings (an editor's fix of one), not every one of the enabled codes."""
     try:
         doc = open_document(path, data)
     except NotebookError as exc:
@@ -68,6 +76,9 @@ def fix_source(data: bytes, path: str, enabled: frozenset[str],
     result = lint_source(source, path, enabled - {NOQA_CODE}, edits=edits)
     if result.error:
         return FileError(path, result.error)
+    if only is not None:
+        keep = {(source_line(doc.starts, f.cell, f.line) if f.cell else f.line, f.column, f.code) for f in only}
+        edits.found = [(f, rewrite) for f, rewrite in edits.found if (f.line, f.column, f.code) in keep]
     notebook = doc.starts is not None
     encoding = "utf-8" if notebook else decode(data)[1]  # a notebook is JSON: UTF-8
     if edits.found:

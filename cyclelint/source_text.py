@@ -60,3 +60,14 @@ def line_ends(text: str) -> set[int]:
     except (tokenize.TokenError, SyntaxError):
         pass
     return out
+
+
+def encode(text: str) -> bytes:
+    """What an editor's text would be on disk: in the encoding its coding cookie names (UTF-8 by
+    default), so that it is read back as the same text."""
+    head = text.encode("utf-8", "surrogateescape")
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(head).readline)
+        return head if encoding in ("utf-8", "utf-8-sig") else text.encode(encoding)
+    except (SyntaxError, LookupError, UnicodeError):
+        return head  # an unknown cookie or text it cannot hold: the parser reports it
