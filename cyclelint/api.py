@@ -33,13 +33,15 @@ def place_cells(results: Iterable[FileResult]) -> None:
 def lint_paths(paths: Iterable[str], *, select: Iterable[str] | None = None, extend_select: Iterable[str] = (),
                ignore: Iterable[str] = (), exclude: Iterable[str] = (),
                per_file_ignores: Mapping[str, Iterable[str]] | None = None, base: str = ".",
-               jobs: int | None = None, cache=None) -> tuple[list[Finding], list[FileError]]:
-    """Lint files and folders; returns sorted findings and the files that could not be linted."""
+               jobs: int | None = None, cache=None,
+               respect_gitignore: bool = True) -> tuple[list[Finding], list[FileError]]:
+    """Lint files and folders; returns sorted findings and the files that could not be linted.
+    In folders, files that git ignores are skipped unless ``respect_gitignore`` is false."""
     enabled = enabled_codes(select, extend_select, ignore)
     ignores = _ignores(per_file_ignores)
     work: list[tuple[str, frozenset[str]]] = []
     errors: list[FileError] = []
-    for path, problem in discover(paths, exclude, base):
+    for path, problem in discover(paths, exclude, base, respect_gitignore):
         if problem:
             errors.append(FileError(path, problem))
             continue

@@ -10,10 +10,11 @@ from . import __version__
 from .api import config_options, lint_paths, lint_text
 from .atomic import write_atomic
 from .config import find_pyproject, load
-from .findings import RULES, FileError
+from .findings import FileError
 from .report import FORMATS, render
-from .report.text import count, statistics
-from .rule_docs import rule_page
+from .report.color import use_color
+from .report.text import count
+from .rule_command import rule_command
 from .selection import UsageError, expand
 
 
@@ -27,7 +28,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="cyclelint",
         description="Find reference cycles and unbounded tensor accumulation that keep PyTorch memory alive.",
-        epilog="`cyclelint rule CODE` prints the page of a rule.",
+        epilog="`cyclelint rule CODE` prints the page of a rule; `cyclelint server` is the Language Server. "
+               "To lint a folder named rule or server, write ./rule or ./server.",
     )
     p.add_argument("paths", nargs="*", default=None, help="files and folders to lint (default: .); - reads stdin")
     p.add_argument("--stdin-filename", metavar="PATH",
@@ -38,7 +40,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=sorted(FORMATS), default="text")
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
     p.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings or errors")
-    p.add_argument("--statistics", action="store_true", help="print the number of findings per code")
+    p.add_argument("--statistics", action="store_true", help="the number of findings per code (text and json)")
+    p.add_argument("--quiet", "-q", action="store_true", help="findings and errors only: no summary or count lines")
+    p.add_argument("--color", choices=["auto", "always", "never"], default="auto",
+                   help="colour the text report (auto: on a terminal, unless NO_COLOR is set)")
+    p.add_argument("--no-respect-gitignore", dest="respect_gitignore", action="store_false",
+                   help="in folders, also lint what .gitignore names")
     p.add_argument("--jobs", "-j", type=int, metavar="N", help="worker processes (default: all cores)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
     p.add_argument("--config", metavar="PYPROJECT", help="pyproject.toml to read [tool.cyclelint] from")
@@ -47,6 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="apply the safe rewrites (CYC301/CYC302: detach what is accumulated), then report what is left")
     fixing.add_argument("--diff", action="store_true",
                         help="print the rewrites --fix would make as a unified diff; change nothing")
+    p.add_argument("--exit-non-zero-on-fix", action="store_true",
+                   help="with --fix: exit 1 when something was fixed, even if no finding is left")
     fixing.add_argument("--add-noqa", action="store_true",
                         help="add `# noqa: CODE` to every line with a finding (to adopt cyclelint on existing code)")
     p.add_argument("--confirm", action="store_true",
@@ -57,20 +66,6 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --confirm: also write a self-contained HTML page with a drawing of each cycle")
     p.add_argument("--version", action="version", version=f"cyclelint {__version__}")
     return p
-
-
-def rule_command(argv: Sequence[str]) -> int:
-    if len(argv) != 1:
-        print("usage: cyclelint rule CODE", file=sys.stderr)
-        return 2
-    code = argv[0].upper()
-    if code not in RULES:
-        print(f"cyclelint: error: unknown rule {argv[0]} (known: {', '.join(sorted(RULES))})", file=sys.stderr)
-        return 2
-    page = rule_page(code)
-    rule = RULES[code]
-    sys.stdout.write(page if page else f"# {code} {rule.name}\n\n{rule.summary}\n")
-    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -114,9 +109,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.stdin and (args.fix or args.diff):
         return _fix_stdin(args, cfg, findings, errors)
     if args.diff:
-        return _diff(findings, errors, args.exit_zero)
+        return _diff(findings, errors, args.exit_zero, args.quiet)
     if args.add_noqa:
-        return _add_noqa(findings, errors)
+        return _add_noqa(findings, errors, args.quiet)
     if args.fix:
         findings, errors = _fix(findings, errors, args, cfg)
     child_status = 0
@@ -126,9 +121,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         findings, child_status = run_confirm(findings, args.paths or ["."], command or cfg.confirm_command,
                                              keep_runtime_only="CYC900" not in ignored,
                                              html_report=args.confirm_report)
-    report = render(args.format, findings, errors)
-    if args.statistics and args.format == "text":
-        report += statistics(findings)
+    report = render(args.format, findings, errors, statistics=args.statistics, quiet=args.quiet,
+                    color=use_color(args.color, None if args.output else sys.stdout))
     if args.format == "text":
         _print_errors(errors)
     if args.output:
@@ -143,7 +137,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return child_status
     if args.exit_zero:
         return 0
-    return 1 if findings else 2 if errors else 0
+    fixed_something = args.exit_non_zero_on_fix and getattr(args, "fixed", 0)
+    return 1 if findings or fixed_something else 2 if errors else 0
 
 
 def _config_start(args: argparse.Namespace) -> str:
@@ -155,10 +150,11 @@ def _lint(args: argparse.Namespace, cfg):
     options = config_options(cfg, _codes(args.select), _codes(args.extend_select) or (), _codes(args.ignore) or ())
     if args.stdin:
         return lint_text(args.stdin_data, args.stdin_filename or "-", **options)
-    return lint_paths(args.paths or ["."], jobs=args.jobs, cache=None if args.no_cache else _cache(cfg.base), **options)
+    return lint_paths(args.paths or ["."], jobs=args.jobs, cache=None if args.no_cache else _cache(cfg.base),
+                      respect_gitignore=args.respect_gitignore, **options)
 
 
-def _diff(findings, errors, exit_zero: bool) -> int:
+def _diff(findings, errors, exit_zero: bool, quiet: bool) -> int:
     """Unified diffs on stdout, a count on stderr; exit 1 when there is something to fix."""
     from .fixes import plan_fixes, unified_diff
 
@@ -167,7 +163,8 @@ def _diff(findings, errors, exit_zero: bool) -> int:
         sys.stdout.write(unified_diff(fix))
     _print_errors(errors + fix_errors)
     n = sum(f.fixed for f in fixes)
-    print(f"Would fix {count(n, 'finding')} in {count(len(fixes), 'file')}.", file=sys.stderr)
+    if not quiet:
+        print(f"Would fix {count(n, 'finding')} in {count(len(fixes), 'file')}.", file=sys.stderr)
     if exit_zero:
         return 0
     return 1 if fixes else 2 if errors or fix_errors else 0
@@ -207,14 +204,15 @@ def _fix(findings, errors, args, cfg):
             written.append(fix)
         else:
             fix_errors.append(error)
-    n = sum(f.fixed for f in written)
-    print(f"Fixed {count(n, 'finding')} in {count(len(written), 'file')}.", file=sys.stderr)
+    args.fixed = n = sum(f.fixed for f in written)
+    if not args.quiet:
+        print(f"Fixed {count(n, 'finding')} in {count(len(written), 'file')}.", file=sys.stderr)
     if written:
         findings, errors = _lint(args, cfg)
     return findings, errors + fix_errors
 
 
-def _add_noqa(findings, errors) -> int:
+def _add_noqa(findings, errors, quiet: bool) -> int:
     """Exit 0 when every finding is now suppressed, 1 when some line could take no comment, 2 on errors."""
     from .add_noqa import plan_noqa
     from .fixes import write_fix
@@ -225,7 +223,8 @@ def _add_noqa(findings, errors) -> int:
         print(f"cyclelint: {where}: no noqa added: {why}", file=sys.stderr)
     _print_errors(errors + added.errors + failed)
     n = sum(f.fixed for f in added.fixes if f.path not in {e.path for e in failed})
-    print(f"Added noqa for {count(n, 'finding')}.", file=sys.stderr)
+    if not quiet:
+        print(f"Added noqa for {count(n, 'finding')}.", file=sys.stderr)
     return 2 if errors or added.errors or failed else 1 if added.skipped else 0
 
 

@@ -7,6 +7,8 @@ import stat
 from collections.abc import Iterable, Iterator
 from pathlib import PurePosixPath
 
+from .gitignore import ignored_under
+
 SKIP_DIRS = frozenset(
     {".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "build", "dist", "__pycache__",
      ".mypy_cache", ".pytest_cache", ".ruff_cache", ".cyclelint_cache", "node_modules", ".eggs",
@@ -43,9 +45,10 @@ def unreadable(exc: OSError) -> str:
     return f"cannot read: {exc.strerror or exc}"
 
 
-def discover(paths: Iterable[str], exclude: Iterable[str] = (), base: str = ".") -> Iterator[tuple[str, str | None]]:
+def discover(paths: Iterable[str], exclude: Iterable[str] = (), base: str = ".",
+             respect_gitignore: bool = True) -> Iterator[tuple[str, str | None]]:
     """Yield (path, problem) for each file to lint; problem is set for a path that does not exist
-    or a folder that cannot be listed."""
+    or a folder that cannot be listed. In folders, what git ignores is skipped (gitignore.py)."""
     exclude = list(exclude)
     base = os.path.abspath(base)
     seen: set[str] = set()
@@ -58,6 +61,7 @@ def discover(paths: Iterable[str], exclude: Iterable[str] = (), base: str = ".")
                 yield from _once(top, seen)
             continue
         unlistable: list[OSError] = []
+        ignored = ignored_under(top) if respect_gitignore else set()
         for dirpath, dirnames, filenames in os.walk(top, onerror=unlistable.append):
             yield from _unlistable(unlistable)
             dirnames[:] = sorted(
@@ -65,11 +69,12 @@ def discover(paths: Iterable[str], exclude: Iterable[str] = (), base: str = ".")
                 if d not in SKIP_DIRS
                 and not os.path.exists(os.path.join(dirpath, d, "pyvenv.cfg"))
                 and not matches(os.path.join(dirpath, d), exclude, base)
+                and os.path.normpath(os.path.join(dirpath, d)) not in ignored
             )
             for name in sorted(filenames):
                 if name.endswith(SUFFIXES):
                     path = os.path.join(dirpath, name)
-                    if not matches(path, exclude, base):
+                    if not matches(path, exclude, base) and os.path.normpath(path) not in ignored:
                         yield from _once(path, seen)
         yield from _unlistable(unlistable)  # the top folder itself, or the last one listed
 
