@@ -28,6 +28,7 @@ def expected(path):
 PROJECTS = {FIXTURES / "cyc3" / "crossfile"}
 
 
+@pytest.mark.lintpath
 @pytest.mark.parametrize("path", CASES, ids=lambda p: str(p.relative_to(FIXTURES)))
 def test_fixture_findings(path):
     target = path.parent if path.parent in PROJECTS else path
@@ -36,6 +37,7 @@ def test_fixture_findings(path):
     assert {(f.line, f.code) for f in findings if Path(f.path) == path} == expected(path)
 
 
+@pytest.mark.lintpath
 @pytest.mark.parametrize("project", sorted(PROJECTS), ids=lambda p: p.name)
 def test_cross_file_findings_need_the_callers(project):
     """Each file alone has no evidence: the findings above come from the other files."""
@@ -44,11 +46,13 @@ def test_cross_file_findings_need_the_callers(project):
         assert findings == []
 
 
+@pytest.mark.lintpath
 def test_every_rule_has_a_leaky_fixture():
     covered = {code for p in CASES for _, code in expected(p)}
     assert covered == set(RULES) - {"CYC900"}  # the runtime-only code has its --confirm test
 
 
+@pytest.mark.lintpath
 def test_clean_fixtures_are_clean():
     clean = [p for p in CASES if p.name.endswith("_clean.py")]
     assert len(clean) >= 8

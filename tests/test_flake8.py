@@ -6,6 +6,8 @@ import pytest
 
 from .conftest import FIXTURES, SHARED, run, tool
 
+pytestmark = pytest.mark.lintpath
+
 FLAKE8_FORMAT = "%(path)s\t%(row)d\t%(col)d\t%(code)s"
 
 
