@@ -60,8 +60,7 @@ def _plan_file(path: str, data: bytes, doc, found: list[Finding], out: Added) ->
     except NotebookError as exc:
         out.errors.append(FileError(path, f"no noqa added: {exc}"))
         return
-    encoding = "utf-8" if doc.starts is not None else decode(data)[1]
-    out.fixes.append(FileFix(path, data, after, added, encoding))
+    out.fixes.append(FileFix(path, data, after, added))
 
 
 def with_noqa(source: bytes | str, starts: list[int] | None,

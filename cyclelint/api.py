@@ -1,11 +1,11 @@
 """The library entry points behind the command line and the flake8 plugin."""
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from .engine import FileResult, default_workers, feeding_candidates, lint_file, resolve_project, run_jobs
 from .files import discover, matches
-from .findings import FileError, Finding
+from .findings import FileError, FileWarning, Finding
 from .selection import enabled_codes, expand
 
 
@@ -27,16 +27,18 @@ def place_cells(results: Iterable[FileResult]) -> None:
 
     for res in results:
         if res.cells:
-            place(res.findings, res.cells)
+            place(res.findings, res.warnings, res.cells)
 
 
 def lint_paths(paths: Iterable[str], *, select: Iterable[str] | None = None, extend_select: Iterable[str] = (),
                ignore: Iterable[str] = (), exclude: Iterable[str] = (),
                per_file_ignores: Mapping[str, Iterable[str]] | None = None, base: str = ".",
                jobs: int | None = None, cache=None,
+               warn: Callable[[FileWarning], None] | None = None,
                respect_gitignore: bool = True) -> tuple[list[Finding], list[FileError]]:
     """Lint files and folders; returns sorted findings and the files that could not be linted.
-    In folders, files that git ignores are skipped unless ``respect_gitignore`` is false."""
+    ``warn`` receives what does not stop a file being linted (a ``noqa`` naming no rule). In
+    folders, files that git ignores are skipped unless ``respect_gitignore`` is false."""
     enabled = enabled_codes(select, extend_select, ignore)
     ignores = _ignores(per_file_ignores)
     work: list[tuple[str, frozenset[str]]] = []
@@ -55,14 +57,21 @@ def lint_paths(paths: Iterable[str], *, select: Iterable[str] | None = None, ext
     place_cells(results)
     findings = sorted((f for r in results for f in r.findings), key=Finding.sort_key)
     errors += [FileError(r.path, r.error) for r in results if r.error]
+    _warn(results, warn)
     errors.sort(key=lambda e: e.path)
     return findings, errors
 
 
+def _warn(results: Iterable[FileResult], warn: Callable[[FileWarning], None] | None) -> None:
+    if warn is not None:
+        for w in sorted((w for r in results for w in r.warnings), key=lambda w: (w.path, w.line)):
+            warn(w)
+
+
 def lint_text(source: str | bytes, path: str, *, select: Iterable[str] | None = None, extend_select: Iterable[str] = (),
               ignore: Iterable[str] = (), exclude: Iterable[str] = (),
-              per_file_ignores: Mapping[str, Iterable[str]] | None = None,
-              base: str = ".") -> tuple[list[Finding], list[FileError]]:
+              per_file_ignores: Mapping[str, Iterable[str]] | None = None, base: str = ".",
+              warn: Callable[[FileWarning], None] | None = None) -> tuple[list[Finding], list[FileError]]:
     """Lint what a pipe or an editor holds for ``path`` (which need not exist on disk): the
     configuration's exclude, per-file-ignores and ``noqa`` apply as for a file at that path."""
     if matches(path, exclude, base):
@@ -71,6 +80,7 @@ def lint_text(source: str | bytes, path: str, *, select: Iterable[str] | None = 
     result = lint_file(source, path, codes)
     resolve_project([result])
     place_cells([result])
+    _warn([result], warn)
     errors = [FileError(path, result.error)] if result.error else []
     return sorted(result.findings, key=Finding.sort_key), errors
 

@@ -8,14 +8,26 @@ from collections.abc import Sequence
 
 from . import __version__
 from .api import config_options, lint_paths, lint_text
-from .atomic import write_atomic
+from .atomic import target_problem, write_atomic
 from .config import find_pyproject, load
 from .findings import FileError
+from .interrupts import Terminated, exit_status, terminations_raise
 from .report import FORMATS, render
 from .report.color import use_color
 from .report.text import count
 from .rule_command import rule_command
 from .selection import UsageError, expand
+from .streams import say, write
+
+
+def _positive(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"not a number of processes: {text}")
+    return n
 
 
 def _codes(values: list[str] | None) -> list[str] | None:
@@ -46,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="colour the text report (auto: on a terminal, unless NO_COLOR is set)")
     p.add_argument("--no-respect-gitignore", dest="respect_gitignore", action="store_false",
                    help="in folders, also lint what .gitignore names")
-    p.add_argument("--jobs", "-j", type=int, metavar="N", help="worker processes (default: all cores)")
+    p.add_argument("--jobs", "-j", type=_positive, metavar="N", help="worker processes (default: all cores)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
     p.add_argument("--config", metavar="PYPROJECT", help="pyproject.toml to read [tool.cyclelint] from")
     fixing = p.add_mutually_exclusive_group()
@@ -69,6 +81,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The ``cyclelint`` command; returns the exit status. An interruption is one line and 128 + its
+    signal's number; a reader that goes away (``cyclelint | head``) ends the run quietly."""
+    try:
+        with terminations_raise():
+            return _run(argv)
+    except (KeyboardInterrupt, Terminated) as exc:
+        status, line = exit_status(exc)
+        print(f"cyclelint: {line}", file=sys.stderr)
+        return status
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing left to flush at exit
+        return 128 + 13  # as if killed by SIGPIPE
+
+
+def _run(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["rule"]:
         return rule_command(argv[1:])
@@ -97,14 +124,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("- (stdin) cannot be combined with other paths")
     if args.stdin and (args.add_noqa or args.confirm):
         parser.error("stdin cannot be combined with --add-noqa or --confirm")
+    for target in (args.output, args.confirm_report):
+        problem = target and target_problem(target)
+        if problem:
+            say(f"cyclelint: error: cannot write {target}: {problem}")
+            return 2
     if args.stdin:
         args.stdin_data = sys.stdin.buffer.read()
     try:
         cfg = load(args.config or find_pyproject(_config_start(args)))
-        findings, errors = _lint(args, cfg)
+        findings, errors = _lint(args, cfg, warn=_print_warning)
         ignored = expand((_codes(args.ignore) or []) + cfg.ignore, selecting=False)
     except UsageError as exc:
-        print(f"cyclelint: error: {exc}", file=sys.stderr)
+        say(f"cyclelint: error: {exc}")
         return 2
     if args.stdin and (args.fix or args.diff):
         return _fix_stdin(args, cfg, findings, errors)
@@ -129,10 +161,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             write_atomic(args.output, report)
         except OSError as exc:
-            print(f"cyclelint: error: cannot write {args.output}: {exc.strerror}", file=sys.stderr)
+            say(f"cyclelint: error: cannot write {args.output}: {exc.strerror or exc}")
             return 2
     else:
-        sys.stdout.write(report)
+        write(sys.stdout, report)
     if child_status:
         return child_status
     if args.exit_zero:
@@ -146,12 +178,12 @@ def _config_start(args: argparse.Namespace) -> str:
     return os.path.dirname(os.path.abspath(args.stdin_filename)) if args.stdin and args.stdin_filename else os.getcwd()
 
 
-def _lint(args: argparse.Namespace, cfg):
+def _lint(args: argparse.Namespace, cfg, warn=None):
     options = config_options(cfg, _codes(args.select), _codes(args.extend_select) or (), _codes(args.ignore) or ())
     if args.stdin:
-        return lint_text(args.stdin_data, args.stdin_filename or "-", **options)
+        return lint_text(args.stdin_data, args.stdin_filename or "-", warn=warn, **options)
     return lint_paths(args.paths or ["."], jobs=args.jobs, cache=None if args.no_cache else _cache(cfg.base),
-                      respect_gitignore=args.respect_gitignore, **options)
+                      warn=warn, respect_gitignore=args.respect_gitignore, **options)
 
 
 def _diff(findings, errors, exit_zero: bool, quiet: bool) -> int:
@@ -159,12 +191,19 @@ def _diff(findings, errors, exit_zero: bool, quiet: bool) -> int:
     from .fixes import plan_fixes, unified_diff
 
     fixes, fix_errors = plan_fixes(findings)
+    shown = 0
     for fix in fixes:
-        sys.stdout.write(unified_diff(fix))
+        diff = unified_diff(fix)
+        if isinstance(diff, str):
+            say(f"cyclelint: {fix.path}: left out of --diff: {diff}")
+        else:
+            write(sys.stdout, diff)
+            shown += fix.fixed
     _print_errors(errors + fix_errors)
     n = sum(f.fixed for f in fixes)
+    left_out = f" ({count(n - shown, 'finding')} not shown)" if n != shown else ""
     if not quiet:
-        print(f"Would fix {count(n, 'finding')} in {count(len(fixes), 'file')}.", file=sys.stderr)
+        print(f"Would fix {count(n, 'finding')} in {count(len(fixes), 'file')}{left_out}.", file=sys.stderr)
     if exit_zero:
         return 0
     return 1 if fixes else 2 if errors or fix_errors else 0
@@ -179,15 +218,18 @@ def _fix_stdin(args, cfg, findings, errors) -> int:
     if isinstance(fix, FileError):
         errors, fix = errors + [fix], None
     if args.diff:
-        sys.stdout.write(unified_diff(fix) if fix else "")
+        diff = unified_diff(fix) if fix else b""
+        if isinstance(diff, str):
+            say(f"cyclelint: {fix.path}: left out of --diff: {diff}")
+        else:
+            write(sys.stdout, diff)
         _print_errors(errors)
         return 0 if args.exit_zero else 1 if fix else 2 if errors else 0
-    sys.stdout.flush()
-    sys.stdout.buffer.write(fix.after if fix else args.stdin_data)
+    write(sys.stdout, fix.after if fix else args.stdin_data)
     if fix:
         args.stdin_data = fix.after
         findings, errors = _lint(args, cfg)
-    sys.stderr.write(render("text", findings, []))
+    write(sys.stderr, render("text", findings, []))
     _print_errors(errors)
     return 0 if args.exit_zero else 1 if findings else 2 if errors else 0
 
@@ -220,7 +262,7 @@ def _add_noqa(findings, errors, quiet: bool) -> int:
     added = plan_noqa(findings)
     failed = [e for e in map(write_fix, added.fixes) if e is not None]
     for where, why in added.skipped:
-        print(f"cyclelint: {where}: no noqa added: {why}", file=sys.stderr)
+        say(f"cyclelint: {where}: no noqa added: {why}")
     _print_errors(errors + added.errors + failed)
     n = sum(f.fixed for f in added.fixes if f.path not in {e.path for e in failed})
     if not quiet:
@@ -228,9 +270,13 @@ def _add_noqa(findings, errors, quiet: bool) -> int:
     return 2 if errors or added.errors or failed else 1 if added.skipped else 0
 
 
+def _print_warning(w) -> None:
+    say(f"cyclelint: warning: {w.where()}: {w.message}")
+
+
 def _print_errors(errors) -> None:
     for e in errors:
-        print(f"cyclelint: error: {e.path}: {e.message}", file=sys.stderr)
+        say(f"cyclelint: error: {e.path}: {e.message}")
 
 
 def _cache(base: str):

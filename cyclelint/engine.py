@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from .classtable import class_summaries
 from .documents import NotebookError, open_document
 from .files import read_source, unreadable
-from .findings import Finding
-from .noqa import SKIP_FILE, noqa_codes, suppressed
+from .findings import RULES, FileWarning, Finding
+from .noqa import SKIP_FILE, noqa_codes, suppressed, unknown_codes
 from .notebook import place_error
 from .parsing import AstError, libcst_may_try, libcst_syntax_message, parse_ast
 from .prefilter import scan_file
@@ -71,6 +71,7 @@ class FileResult:
     states: list[PendingState] = field(default_factory=list)
     evidence: list[tuple[str, str, int | str]] = field(default_factory=list)  # (class, method, slot) fed a graph
     feeds: list[tuple[str, str]] = field(default_factory=list)  # pre-filtered: (class, method) it may feed a graph
+    warnings: list[FileWarning] = field(default_factory=list)
     cells: list[int] | None = None  # a notebook: the first line of each code cell (notebook.place)
 
 
@@ -93,6 +94,9 @@ def lint_source(source: bytes | str, path: str, enabled: frozenset[str], apply_n
     raw = source.encode("utf-8", "surrogateescape") if isinstance(source, str) else source
     if SKIP_FILE in raw:
         return result
+    if NOQA_CODE not in enabled:  # with CYC001 on, a finding (with its fix) says it instead
+        result.warnings = [FileWarning(path, line, f"noqa names {code}, which is no rule of cyclelint")
+                           for line, code in unknown_codes(raw, RULES)]
     try:
         tree, ast_error = parse_ast(source)
         if tree is None and not libcst_may_try(ast_error, source):
@@ -254,19 +258,14 @@ def run_jobs(jobs: Sequence[tuple[str, frozenset[str]]], workers: int, cache=Non
 
 
 def _in_pool(jobs: list[tuple[str, bytes, frozenset[str], bool]], workers: int) -> list[FileResult]:
-    from concurrent.futures import ProcessPoolExecutor  # not on the one-file (pre-commit) path
-    from concurrent.futures.process import BrokenProcessPool
+    from .pool import map_in_workers  # not on the one-file (pre-commit) path
 
     chunk = max(1, min(16, len(jobs) // (workers * 8)))
-    fresh: list[FileResult] = []
-    try:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            for res in pool.map(_lint_job, jobs, chunksize=chunk):
-                fresh.append(res)
-    except BrokenProcessPool:  # a worker was killed (out of memory, or a crash in a native parser)
-        fresh += [FileResult(job[0], error="not linted: a worker process died; `--jobs 1` names the file that kills it")
-                  for job in jobs[len(fresh):]]
-    return fresh
+    return map_in_workers(_lint_job, jobs, workers, chunk, lost=_lost_job)
+
+
+def _lost_job(job: tuple[str, bytes, frozenset[str], bool]) -> FileResult:
+    return FileResult(job[0], error="not linted: a worker process died; `--jobs 1` names the file that kills it")
 
 
 def resolve_project(results: Iterable[FileResult]) -> None:

@@ -60,8 +60,7 @@ class Finding:
 
     def where(self) -> str:
         """``path:line:col``, or ``path:cell N:line:col`` in a notebook."""
-        cell = f"cell {self.cell}:" if self.cell is not None else ""
-        return f"{self.path}:{cell}{self.line}:{self.column}"
+        return f"{self.path}:{'' if self.cell is None else f'cell {self.cell}:'}{self.line}:{self.column}"
 
     def shown_message(self) -> str:
         """The message with the ``--confirm`` verdict appended, for the line-based formats."""
@@ -88,6 +87,19 @@ def human_bytes(n: int) -> str:
             return f"{int(size)} {unit}" if unit == "B" else f"{size:.1f} {unit}"
         size /= 1024
     return f"{size:.1f} GiB"
+
+
+@dataclass
+class FileWarning:
+    """Something in a file that does not stop it being linted (a ``noqa`` naming no rule)."""
+
+    path: str
+    line: int
+    message: str
+    cell: int | None = None  # in a notebook, as in Finding
+
+    def where(self) -> str:
+        return f"{self.path}:{'' if self.cell is None else f'cell {self.cell}:'}{self.line}"
 
 
 @dataclass

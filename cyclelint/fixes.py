@@ -6,6 +6,8 @@ parses, and written only over the very bytes it was computed from."""
 from __future__ import annotations
 
 import difflib
+import os
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -17,7 +19,6 @@ from .notebook import source_line
 from .engine import Edits, lint_source
 from .files import read_source, unreadable
 from .findings import FileError, Finding
-from .source_text import decode
 from .unused_noqa import CODE as NOQA_CODE
 from .unused_noqa import remove_unused
 
@@ -28,7 +29,6 @@ class FileFix:
     before: bytes
     after: bytes
     fixed: int  # findings the rewrite removes
-    encoding: str
 
 
 def plan_fixes(findings: Iterable[Finding]) -> tuple[list[FileFix], list[FileError]]:
@@ -79,21 +79,42 @@ def fix_source(data: bytes, path: str, enabled: frozenset[str], unused_noqa: Seq
     if only is not None:
         keep = {(source_line(doc.starts, f.cell, f.line) if f.cell else f.line, f.column, f.code) for f in only}
         edits.found = [(f, rewrite) for f, rewrite in edits.found if (f.line, f.column, f.code) in keep]
-    notebook = doc.starts is not None
-    encoding = "utf-8" if notebook else decode(data)[1]  # a notebook is JSON: UTF-8
     if edits.found:
         how = {id(node): kind for _, rewrite in edits.found for node, kind in rewrite}
+        base = edits.module.bytes
         module = edits.module.visit(_Rewriter(how))
+        source = _onto_original(source if isinstance(source, bytes) else source.encode("utf-8"), base, module.bytes)
+        if source is None:
+            return FileError(path, "not fixed: libcst does not give the lines to rewrite back byte for byte")
         try:
-            cst.parse_module(module.bytes)
+            cst.parse_module(source)
         except cst.ParserSyntaxError:  # never write what would not parse
             return FileError(path, "not fixed: the rewrite would not parse (please report it)")
-        source, encoding = module.bytes, encoding if notebook else module.encoding
     try:
         after = doc.rebuild(source)
     except NotebookError as exc:
         return FileError(path, f"not fixed: {exc}")
-    return FileFix(path, data, after, len(edits.found) + len(unused_noqa), encoding) if after != data else None
+    return FileFix(path, data, after, len(edits.found) + len(unused_noqa)) if after != data else None
+
+def _onto_original(data: bytes, base: bytes, after: bytes) -> bytes | None:
+    """The rewrite (``base`` -> ``after``, as libcst writes the module) carried onto the file's own
+    bytes. libcst gives a few files back not quite as they were (a form feed before a statement, the
+    last CR of a file whose lines end with CR alone): a line it did not rewrite keeps the file's
+    bytes, a rewritten one must be one libcst gave back intact but for its line ending; else None."""
+    if base == data:
+        return after
+    old, new, own = base.splitlines(True), after.splitlines(True), data.splitlines(True)
+    if not len(old) == len(new) == len(own):
+        return None
+    out = []
+    for was, now, mine in zip(old, new, own):
+        if now == was:
+            out.append(mine)
+        elif mine.startswith(was) and not mine[len(was):].strip(b"\r\n"):
+            out.append(now + mine[len(was):])
+        else:
+            return None
+    return b"".join(out)
 
 
 def write_fix(fix: FileFix) -> FileError | None:
@@ -107,11 +128,23 @@ def write_fix(fix: FileFix) -> FileError | None:
     return None
 
 
-def unified_diff(fix: FileFix) -> str:
-    old = fix.before.decode(fix.encoding).splitlines(keepends=True)
-    new = fix.after.decode(fix.encoding).splitlines(keepends=True)
-    lines = difflib.unified_diff(old, new, f"a/{fix.path}", f"b/{fix.path}")
-    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+def unified_diff(fix: FileFix) -> bytes | str:
+    """The change as a unified diff that ``git apply`` and ``patch -p1`` take from the current
+    folder: ``a/PATH`` and ``b/PATH`` relative to it, lines in the file's own bytes (encoding and
+    line endings), split at ``\n`` as those tools split them (a form feed or a lone CR is no line
+    break there). A str is the reason the file is left out instead."""
+    rel = os.path.relpath(os.path.abspath(fix.path))
+    if rel == os.pardir or rel.startswith(os.pardir + os.sep):
+        return "outside the current folder, which the diff's paths are relative to"
+    name = os.fsencode(rel.replace(os.sep, "/"))
+    lines = difflib.diff_bytes(difflib.unified_diff, _lines(fix.before), _lines(fix.after),
+                               b"a/" + name, b"b/" + name)
+    return b"".join(line if line.endswith(b"\n") else line + b"\n\\ No newline at end of file\n"
+                    for line in lines)
+
+
+def _lines(data: bytes) -> list[bytes]:
+    return re.findall(rb"[^\n]*\n|[^\n]+$", data)
 
 
 class _Rewriter(cst.CSTTransformer):

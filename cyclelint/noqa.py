@@ -2,9 +2,13 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+
+from .source_text import comments
 
 NOQA_RE = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]*(?:[,\s]+[A-Z]+[0-9]*)*))?", re.IGNORECASE)
 SKIP_FILE = b"cyclelint: skip-file"
+MAY_NAME_OURS = re.compile(rb"(?i)noqa\s*:[^\r\n]*cyc")  # most files have none: no tokenizing then
 
 
 def noqa_codes(line: str) -> tuple[str, ...] | None:
@@ -73,3 +77,14 @@ def without_codes(line: str, columns: set[int]) -> str:
         head = line[:m.start()].rstrip()
         return f"{line[:m.start()]}# {words}" if words else head
     return line
+
+
+def unknown_codes(source: bytes, known: Iterable[str]) -> list[tuple[int, str]]:
+    """(line, code) for each CYC code a ``# noqa`` comment names that no rule in ``known`` has:
+    a typo there silences nothing, and the user believes it does. Only comments count (a string
+    that spells ``# noqa`` is no suppression); codes of other tools are theirs to judge."""
+    if not MAY_NAME_OURS.search(source):
+        return []
+    known = tuple(known)
+    return [(line, code) for line, _, comment in comments(source) for code in noqa_codes(comment) or ()
+            if code.startswith("CYC") and not any(k.startswith(code) for k in known)]

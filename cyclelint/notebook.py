@@ -123,12 +123,18 @@ def _text(source, index: int) -> str:
     raise NotebookError(f"not a notebook: the source of cell {index + 1} is not text")
 
 
-def place(findings, starts: list[int]) -> None:
+def place(findings, warnings, starts: list[int]) -> None:
     """Turn lines of the linted module into (cell, line in the cell), in place."""
     for f in findings:
-        n = bisect.bisect_right(starts, f.line) - 1
-        first = starts[n] - 1
-        f.cell, f.line, f.end_line = n + 1, f.line - first, f.end_line - first
+        f.cell, f.line = _cell_line(starts, f.line)
+        f.end_line = f.line + f.end_line - source_line(starts, f.cell, f.line)
+    for w in warnings:
+        w.cell, w.line = _cell_line(starts, w.line)
+
+
+def _cell_line(starts: list[int], line: int) -> tuple[int, int]:
+    n = max(bisect.bisect_right(starts, line) - 1, 0)
+    return n + 1, line - starts[n] + 1
 
 
 def source_line(starts: list[int], cell: int, line: int) -> int:
@@ -142,7 +148,5 @@ _LINE = re.compile(r"\bline (\d+)")
 def place_error(message: str, starts: list[int]) -> str:
     """A parse error's ``line N`` of the linted module as ``cell C, line L``."""
     def cell_line(m: re.Match) -> str:
-        line = int(m.group(1))
-        n = bisect.bisect_right(starts, line) - 1
-        return f"cell {n + 1}, line {line - starts[n] + 1}" if n >= 0 else m.group(0)
+        return "cell {}, line {}".format(*_cell_line(starts, int(m.group(1)))) if starts else m.group(0)
     return _LINE.sub(cell_line, message, count=1)

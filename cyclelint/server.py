@@ -137,7 +137,7 @@ def code_actions(current: Linted, text: str, units: Callable[[str], int], params
 
     def fixed(findings: list[Finding]) -> str | None:
         fix = fix_findings(current.data, current.path, findings)
-        return fix.after.decode(fix.encoding) if isinstance(fix, FileFix) else None
+        return decode(fix.after)[0] if isinstance(fix, FileFix) else None
 
     first, last = params.range.start.line + 1, params.range.end.line + 1
     actions = []

@@ -37,14 +37,17 @@ def edit_lines(source: bytes | str, edits: dict[int, Callable[[str], str]]) -> b
     return out if encoding is None else out.encode(encoding)
 
 
-def comments(text: str) -> list[tuple[int, int, str]]:
-    """(line, column, text) of each comment; stops quietly where the file stops being Python."""
+def comments(source: bytes | str) -> list[tuple[int, int, str]]:
+    """(line, column, text) of each comment (bytes in the encoding Python reads them with);
+    stops quietly where the file stops being Python: its parse error is reported on its own."""
     out = []
+    tokens = (tokenize.tokenize(io.BytesIO(source).readline) if isinstance(source, bytes)
+              else tokenize.generate_tokens(io.StringIO(source).readline))
     try:
-        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        for tok in tokens:
             if tok.type == tokenize.COMMENT:
                 out.append((tok.start[0], tok.start[1], tok.string))
-    except (tokenize.TokenError, SyntaxError):
+    except (tokenize.TokenError, SyntaxError, UnicodeDecodeError, LookupError):
         pass
     return out
 

@@ -5,22 +5,20 @@ has before suppression; only CYC codes (the others belong to other tools), and o
 that ran (a rule that is off cannot tell whether its ``noqa`` is needed). ``--fix`` removes them."""
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from functools import partial
 
 from .findings import RULES, Finding
-from .noqa import directive_codes, without_codes
+from .noqa import MAY_NAME_OURS, directive_codes, without_codes
 from .source_text import comments, edit_lines
 
 CODE = "CYC001"
-_MAY_NAME_OURS = re.compile(rb"(?i)noqa\s*:[^\r\n]*cyc")
 
 
 def may_apply(source: bytes | str) -> bool:
     """Cheap: most files name none of our codes in a ``noqa``, and need no judging."""
     raw = source.encode("utf-8", "surrogateescape") if isinstance(source, str) else source
-    return _MAY_NAME_OURS.search(raw) is not None
+    return MAY_NAME_OURS.search(raw) is not None
 
 
 def unused_noqa(path: str, text: str, found: Iterable[tuple[int, str]], enabled: frozenset[str]) -> list[Finding]:

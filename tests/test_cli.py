@@ -160,7 +160,8 @@ def test_bad_config_is_one_clear_error(tmp_path, cyclelint):
     write(tmp_path, "a.py", CLEAN)
     proc = cyclelint("a.py", cwd=tmp_path)
     assert proc.returncode == 2
-    assert proc.stderr.count("\n") == 1 and "unknown key(s) in [tool.cyclelint]" in proc.stderr and "selekt" in proc.stderr
+    assert proc.stderr == (f"cyclelint: error: {tmp_path / 'pyproject.toml'}: tool.cyclelint.selekt: "
+                           "unknown key (did you mean select?)\n")
 
 
 def test_rule_command(cyclelint):

@@ -63,6 +63,7 @@ class Walker:
 
     # -- entry -------------------------------------------------------------
     def run(self, module: cst.Module) -> None:
+        self.module = module
         for rule in self.rules:
             rule.walker = self
         try:
@@ -74,6 +75,7 @@ class Walker:
         finally:
             for rule in self.rules:
                 del rule.walker  # walker <-> rules would keep the file's tree alive until a collection
+            del self.module
 
     def value(self, expr: cst.BaseExpression, fn: Function | None = None) -> Value:
         return self.evaluator.value(expr, fn or self.fn)

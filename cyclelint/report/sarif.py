@@ -13,8 +13,9 @@ from ..rule_docs import rule_page
 
 
 def _uri(path: str) -> str:
+    """Percent-encoded bytes, so a file name that is not UTF-8 keeps its own bytes."""
     rel = os.path.relpath(os.path.abspath(path))
-    return quote(Path(rel).as_posix())
+    return quote(os.fsencode(Path(rel).as_posix()))
 
 
 def _location(path: str, f: Finding | None = None) -> dict:

@@ -17,6 +17,7 @@ from ..analysis.scopes import Function, Loop
 from ..analysis.tensors import Value
 from ..vocabulary import APPENDS, CONCAT_FUNCS, INPLACE, dunder
 from .base import Rewrite, Rule
+from .fix_safety import Proofs
 
 MESSAGES = {
     "CYC301": "{acc} accumulates graph-attached values across loop iterations: every step's autograd graph stays "
@@ -68,6 +69,7 @@ class AccumulationRule(Rule):
         self.loop_found: list[tuple[Candidate, str]] = []
         self.callers: dict[str, set[bool]] = {}  # function name -> grad modes it is called in
         self.numbers: set[tuple[int, str]] = set()  # (function, local) last bound to a number literal
+        self.proofs: dict[int, Proofs] = {}  # per function: what --fix may rewrite safely
 
     # -- events ------------------------------------------------------------
     def on_augassign(self, node, fn):
@@ -159,15 +161,17 @@ class AccumulationRule(Rule):
             loops = tuple(loop for loop in fn.loops if loop not in binding.loops)
         state = bool(fn.instance) and root == fn.instance and fn.enclosing_method() is not None
         if loops or state:
-            fix = None if backward_only else self._rewrite(fixes or [expr], code, acc, fn, spread)
+            fix = None if backward_only else self._rewrite(stmt, fixes or [expr], code, acc, fn, spread)
             self.cands.setdefault(id(fn), []).append(
                 Candidate(stmt, code, acc, expr, val, loops, state, fn, backward_only, fix))
 
-    def _rewrite(self, exprs: list[cst.BaseExpression], code: str, acc: str, fn: Function,
+    def _rewrite(self, stmt, exprs: list[cst.BaseExpression], code: str, acc: str, fn: Function,
                  spread: bool) -> Rewrite | None:
-        """Detach what is kept: the value itself, or the elements of a list or tuple literal.
+        """Detach what is kept: the value itself, or the elements of a list or tuple literal, or the
+        branches of a conditional that hold a graph, each only where fix_safety.py proves it a tensor.
         A Python-number accumulator keeps being one: ``float(value.detach())``, as in the PyTorch FAQ
-        (which writes ``float(loss)``; current PyTorch warns unless the value is detached first)."""
+        (which writes ``float(loss)``; current PyTorch warns unless the value is detached first),
+        where the value is proved a tensor of one element."""
         how = "float" if code == "CYC301" and (id(fn), acc) in self.numbers else "detach"
         parts: list[cst.BaseExpression] = []
         for expr in exprs:
@@ -177,12 +181,25 @@ class AccumulationRule(Rule):
                 return None  # extend(xs) keeps the elements of xs: there is nothing to detach in place
             else:
                 parts.append(expr)
-        kept = [p for p in parts if self.walker.value(p, fn).attached]
-        return tuple((p, how) for p in kept) or None
+        proofs = self.proofs.get(id(fn))
+        if proofs is None:
+            scope = fn.node if fn.node is not None or not fn.is_module else self.walker.module
+            proofs = self.proofs[id(fn)] = Proofs(scope, fn.params)
+        loop = fn.loops[-1].node if fn.loops else None
+        attached = lambda e: self.walker.value(e, fn).attached  # noqa: E731
+        out: list[tuple[cst.BaseExpression, str]] = []
+        for part in parts:
+            if attached(part):
+                safe = proofs.rewrite(part, how, stmt, loop, attached)
+                if safe is None:
+                    return None  # one kept graph without a safe rewrite: no rewrite at all
+                out += safe
+        return tuple(out) or None
 
     # -- judging -----------------------------------------------------------
     def leave_function(self, fn):
         self.numbers = {key for key in self.numbers if key[0] != id(fn)}  # ids are reused once fn is gone
+        self.proofs.pop(id(fn), None)
         backward = set(fn.backward_names)
         for name in list(backward):
             v = fn.env.get(name)

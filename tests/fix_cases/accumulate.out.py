@@ -31,7 +31,7 @@ def moving_average(model, loader, opt, beta=0.9):
         loss.backward()
         opt.step()
         ema = (loss if ema is None else beta * ema + (1 - beta) * loss).detach()
-        plain = float((beta * plain + (1 - beta) * loss).detach())
+        plain = (beta * plain + (1 - beta) * loss).detach()  # beta may be a tensor: detach only
     return ema, plain
 
 

@@ -9,8 +9,8 @@ def history(model, loader, opt, criterion):
         loss.backward()
         opt.step()
         losses.append(loss)
-        outputs[step] = model(x)
-        pairs.append((out, step))  # only the tensor in the tuple
+        outputs[step] = model(x)  # a model may return a tuple or a ModelOutput: no rewrite
+        pairs.append((out, step))  # out is what model returned: no rewrite
         by_step[step] += loss
         window += [loss, step]
         losses.append(
@@ -38,4 +38,4 @@ class Evaluator:
     def serve(self, requests):
         for request in requests:
             logits = self.model(request)
-            self.scores.append(logits.softmax(-1).cpu())
+            self.scores.append(logits.softmax(-1).cpu())  # logits: a model's output, no rewrite
