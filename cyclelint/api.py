@@ -4,9 +4,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 
 from .engine import FileResult, default_workers, feeding_candidates, lint_file, resolve_project, run_jobs
-from .files import discover, matches
+from .file_rules import FileRules
+from .files import discover
 from .findings import FileError, FileWarning, Finding
-from .selection import enabled_codes, expand
+from .selection import enabled_codes
 
 
 def lint_source(source: str | bytes, path: str = "<string>", *, select: Iterable[str] | None = None,
@@ -35,19 +36,20 @@ def lint_paths(paths: Iterable[str], *, select: Iterable[str] | None = None, ext
                per_file_ignores: Mapping[str, Iterable[str]] | None = None, base: str = ".",
                jobs: int | None = None, cache=None,
                warn: Callable[[FileWarning], None] | None = None,
-               respect_gitignore: bool = True) -> tuple[list[Finding], list[FileError]]:
+               respect_gitignore: bool = True, configs=None) -> tuple[list[Finding], list[FileError]]:
     """Lint files and folders; returns sorted findings and the files that could not be linted.
     ``warn`` receives what does not stop a file being linted (a ``noqa`` naming no rule). In
-    folders, files that git ignores are skipped unless ``respect_gitignore`` is false."""
-    enabled = enabled_codes(select, extend_select, ignore)
-    ignores = _ignores(per_file_ignores)
+    folders, files that git ignores are skipped unless ``respect_gitignore`` is false. ``configs``
+    (config.Configs): each file's own configuration, under ``select``/``extend_select``/``ignore``
+    (then exclude, per_file_ignores and base come from the configurations)."""
+    rules = FileRules(select, extend_select, ignore, exclude, per_file_ignores, base, configs)
     work: list[tuple[str, frozenset[str]]] = []
     errors: list[FileError] = []
-    for path, problem in discover(paths, exclude, base, respect_gitignore):
+    for path, problem in discover(paths, respect_gitignore=respect_gitignore, excluded=rules.excluded):
         if problem:
             errors.append(FileError(path, problem))
             continue
-        work.append((path, _file_codes(path, enabled, ignores, base)))
+        work.append((path, rules.codes(path)))
     workers = jobs or default_workers()
     results = run_jobs(work, workers, cache)
     redo = feeding_candidates(results)  # callers that another file's CYC305 candidates need in full
@@ -74,35 +76,12 @@ def lint_text(source: str | bytes, path: str, *, select: Iterable[str] | None = 
               warn: Callable[[FileWarning], None] | None = None) -> tuple[list[Finding], list[FileError]]:
     """Lint what a pipe or an editor holds for ``path`` (which need not exist on disk): the
     configuration's exclude, per-file-ignores and ``noqa`` apply as for a file at that path."""
-    if matches(path, exclude, base):
+    rules = FileRules(select, extend_select, ignore, exclude, per_file_ignores, base)
+    if rules.excluded(path):
         return [], []
-    codes = _file_codes(path, enabled_codes(select, extend_select, ignore), _ignores(per_file_ignores), base)
-    result = lint_file(source, path, codes)
+    result = lint_file(source, path, rules.codes(path))
     resolve_project([result])
     place_cells([result])
     _warn([result], warn)
     errors = [FileError(path, result.error)] if result.error else []
     return sorted(result.findings, key=Finding.sort_key), errors
-
-
-def _ignores(per_file_ignores: Mapping[str, Iterable[str]] | None) -> list[tuple[str, set[str]]]:
-    return [(glob, expand(codes, selecting=False)) for glob, codes in (per_file_ignores or {}).items()]
-
-
-def _file_codes(path: str, enabled: frozenset[str], ignores: list[tuple[str, set[str]]], base: str) -> frozenset[str]:
-    """The codes on for ``path``: ``per-file-ignores`` turn some off."""
-    codes = enabled
-    for glob, off in ignores:
-        if matches(path, [glob], base):
-            codes = codes - off
-    return frozenset(codes)
-
-
-def config_options(cfg, select: Iterable[str] | None = None, extend_select: Iterable[str] = (),
-                   ignore: Iterable[str] = ()) -> dict:
-    """The keyword arguments of :func:`lint_paths` and :func:`lint_text` for a configuration
-    (config.py), command-line codes winning: ``select`` replaces the configured selection,
-    ``extend_select`` and ``ignore`` add to theirs."""
-    return dict(select=select or cfg.select, extend_select=[*extend_select, *cfg.extend_select],
-                ignore=[*ignore, *cfg.ignore], exclude=cfg.exclude, per_file_ignores=cfg.per_file_ignores,
-                base=cfg.base)

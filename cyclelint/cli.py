@@ -7,9 +7,10 @@ import sys
 from collections.abc import Sequence
 
 from . import __version__
-from .api import config_options, lint_paths, lint_text
+from .api import lint_paths, lint_text
+from .file_rules import config_options
 from .atomic import target_problem, write_atomic
-from .config import find_pyproject, load
+from .config import Configs, find_pyproject, load
 from .findings import FileError
 from .interrupts import Terminated, exit_status, terminations_raise
 from .report import FORMATS, render
@@ -133,6 +134,7 @@ def _run(argv: Sequence[str] | None) -> int:
         args.stdin_data = sys.stdin.buffer.read()
     try:
         cfg = load(args.config or find_pyproject(_config_start(args)))
+        args.configs = Configs(args.config)  # each file's own, found from its folder
         findings, errors = _lint(args, cfg, warn=_print_warning)
         ignored = expand((_codes(args.ignore) or []) + cfg.ignore, selecting=False)
     except UsageError as exc:
@@ -179,11 +181,13 @@ def _config_start(args: argparse.Namespace) -> str:
 
 
 def _lint(args: argparse.Namespace, cfg, warn=None):
-    options = config_options(cfg, _codes(args.select), _codes(args.extend_select) or (), _codes(args.ignore) or ())
+    """``cfg``: the configuration of the run (cache, confirm command) and of what stdin holds."""
+    flags = (_codes(args.select), _codes(args.extend_select) or (), _codes(args.ignore) or ())
     if args.stdin:
-        return lint_text(args.stdin_data, args.stdin_filename or "-", warn=warn, **options)
-    return lint_paths(args.paths or ["."], jobs=args.jobs, cache=None if args.no_cache else _cache(cfg.base),
-                      warn=warn, respect_gitignore=args.respect_gitignore, **options)
+        return lint_text(args.stdin_data, args.stdin_filename or "-", warn=warn, **config_options(cfg, *flags))
+    return lint_paths(args.paths or ["."], select=flags[0], extend_select=flags[1], ignore=flags[2],
+                      configs=args.configs, jobs=args.jobs, cache=None if args.no_cache else _cache(cfg.base),
+                      warn=warn, respect_gitignore=args.respect_gitignore)
 
 
 def _diff(findings, errors, exit_zero: bool, quiet: bool) -> int:

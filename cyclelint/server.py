@@ -14,7 +14,8 @@ from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 
 from . import __version__
-from .api import config_options, lint_text
+from .api import lint_text
+from .file_rules import config_options
 from .config import find_pyproject, load
 from .findings import Finding
 from .selection import UsageError
