@@ -1,12 +1,14 @@
 """The library entry points behind the command line and the flake8 plugin."""
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Mapping
 
-from .engine import FileResult, default_workers, feeding_candidates, lint_file, resolve_project, run_jobs
+from .engine import FileResult, default_workers, lint_file, resolve_project, run_jobs
 from .file_rules import FileRules
 from .files import discover
 from .findings import FileError, FileWarning, Finding
+from .project_context import Project
 from .selection import enabled_codes
 
 
@@ -41,7 +43,9 @@ def lint_paths(paths: Iterable[str], *, select: Iterable[str] | None = None, ext
     ``warn`` receives what does not stop a file being linted (a ``noqa`` naming no rule). In
     folders, files that git ignores are skipped unless ``respect_gitignore`` is false. ``configs``
     (config.Configs): each file's own configuration, under ``select``/``extend_select``/``ignore``
-    (then exclude, per_file_ignores and base come from the configurations)."""
+    (then exclude, per_file_ignores and base come from the configurations). A file named on its own
+    is judged against the rest of its project (project_context.py)."""
+    paths = list(paths)
     rules = FileRules(select, extend_select, ignore, exclude, per_file_ignores, base, configs)
     work: list[tuple[str, frozenset[str]]] = []
     errors: list[FileError] = []
@@ -52,10 +56,10 @@ def lint_paths(paths: Iterable[str], *, select: Iterable[str] | None = None, ext
         work.append((path, rules.codes(path)))
     workers = jobs or default_workers()
     results = run_jobs(work, workers, cache)
-    redo = feeding_candidates(results)  # callers that another file's CYC305 candidates need in full
-    for i, res in zip(redo, run_jobs([work[i] for i in redo], workers, cache, full=True)):
-        results[i] = res
-    resolve_project(results)
+    project = Project(rules, cache, workers, respect_gitignore)
+    alone = {p for p in paths if not os.path.isdir(p)}
+    project.add_around(r for r in results if r.path in alone)
+    project.resolve(results, work)
     place_cells(results)
     findings = sorted((f for r in results for f in r.findings), key=Finding.sort_key)
     errors += [FileError(r.path, r.error) for r in results if r.error]
@@ -73,14 +77,21 @@ def _warn(results: Iterable[FileResult], warn: Callable[[FileWarning], None] | N
 def lint_text(source: str | bytes, path: str, *, select: Iterable[str] | None = None, extend_select: Iterable[str] = (),
               ignore: Iterable[str] = (), exclude: Iterable[str] = (),
               per_file_ignores: Mapping[str, Iterable[str]] | None = None, base: str = ".",
-              warn: Callable[[FileWarning], None] | None = None) -> tuple[list[Finding], list[FileError]]:
+              warn: Callable[[FileWarning], None] | None = None,
+              project: Project | None = None) -> tuple[list[Finding], list[FileError]]:
     """Lint what a pipe or an editor holds for ``path`` (which need not exist on disk): the
-    configuration's exclude, per-file-ignores and ``noqa`` apply as for a file at that path."""
+    configuration's exclude, per-file-ignores and ``noqa`` apply as for a file at that path.
+    ``project``: judge it against the rest of its project (project_context.py)."""
     rules = FileRules(select, extend_select, ignore, exclude, per_file_ignores, base)
     if rules.excluded(path):
         return [], []
-    result = lint_file(source, path, rules.codes(path))
-    resolve_project([result])
+    results = [lint_file(source, path, rules.codes(path))]
+    if project is None:
+        resolve_project(results)
+    else:
+        project.add_around(results)
+        project.resolve(results)
+    result = results[0]
     place_cells([result])
     _warn([result], warn)
     errors = [FileError(path, result.error)] if result.error else []

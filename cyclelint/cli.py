@@ -8,11 +8,12 @@ from collections.abc import Sequence
 
 from . import __version__
 from .api import lint_paths, lint_text
-from .file_rules import config_options
+from .file_rules import FileRules, config_options
 from .atomic import target_problem, write_atomic
 from .config import Configs, find_pyproject, load
 from .findings import FileError
 from .interrupts import Terminated, exit_status, terminations_raise
+from .project_context import Project
 from .report import FORMATS, render
 from .report.color import use_color
 from .report.text import count
@@ -183,11 +184,14 @@ def _config_start(args: argparse.Namespace) -> str:
 def _lint(args: argparse.Namespace, cfg, warn=None):
     """``cfg``: the configuration of the run (cache, confirm command) and of what stdin holds."""
     flags = (_codes(args.select), _codes(args.extend_select) or (), _codes(args.ignore) or ())
+    cache = None if args.no_cache else _cache(cfg.base)
     if args.stdin:
-        return lint_text(args.stdin_data, args.stdin_filename or "-", warn=warn, **config_options(cfg, *flags))
+        project = Project(FileRules(*flags, configs=args.configs), cache, respect_gitignore=args.respect_gitignore)
+        return lint_text(args.stdin_data, args.stdin_filename or "-", warn=warn, project=project,
+                         **config_options(cfg, *flags))
     return lint_paths(args.paths or ["."], select=flags[0], extend_select=flags[1], ignore=flags[2],
-                      configs=args.configs, jobs=args.jobs, cache=None if args.no_cache else _cache(cfg.base),
-                      warn=warn, respect_gitignore=args.respect_gitignore)
+                      configs=args.configs, jobs=args.jobs, cache=cache, warn=warn,
+                      respect_gitignore=args.respect_gitignore)
 
 
 def _diff(findings, errors, exit_zero: bool, quiet: bool) -> int:

@@ -1,8 +1,9 @@
 """flake8 entry point: a thin adapter over the same engine (no rule is implemented twice).
 
 flake8 adds 1 to the column a plugin yields, so columns are yielded 0-based; flake8
-itself handles ``# noqa``, its own selection and per-file-ignores. It sees one file at a
-time, so a ``Child(self)`` whose class lives in another file is not resolved here.
+itself handles ``# noqa``, its own selection and per-file-ignores. It hands the plugin one
+file at a time: a ``Child(self)`` whose class lives in another file is judged against the rest
+of the file's project (project_context.py), as the command judges it.
 
 The plugin reads the same ``[tool.cyclelint]`` as the command (found from each file's folder):
 its codes, per-file-ignores and exclude decide what the plugin reports. flake8's own options win
@@ -18,10 +19,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from . import __version__
+from .cache import Cache
 from .config import Configs
-from .engine import lint_source, resolve_project
+from .engine import lint_source
 from .file_rules import FileRules
 from .findings import DEFAULT_CODES, RULES
+from .project_context import Project
 from .selection import UsageError
 
 
@@ -30,6 +33,7 @@ class CycleLintPlugin:
     version = __version__
     explicit: frozenset[str] = frozenset()  # codes flake8's own options name in full
     rules: FileRules | None = None
+    project: Project | None = None  # the rest of the projects asked about, in this flake8 process
     _reported: set[str] = set()  # configuration errors already said, once each
 
     def __init__(self, tree: Any, lines: list[str], filename: str = "stdin"):
@@ -43,6 +47,7 @@ class CycleLintPlugin:
         cls.rules = FileRules(configs=Configs())
         try:  # the configuration of the folder flake8 runs in: a mistake there stops the run, in one line
             cls.rules.codes(os.path.join(os.getcwd(), "-"))
+            cls.project = Project(cls.rules, Cache.open(Configs().for_path(os.path.join(os.getcwd(), "-")).base))
         except UsageError as exc:
             print(f"cyclelint: error: {exc}", file=sys.stderr)
             raise SystemExit(2) from None
@@ -65,9 +70,11 @@ class CycleLintPlugin:
         codes = self._codes()
         if codes is None:
             return
-        result = lint_source("".join(self.lines), self.filename, codes, apply_noqa=False)
-        if result.error:
+        results = [lint_source("".join(self.lines), self.filename, codes, apply_noqa=False)]
+        if results[0].error:
             return  # flake8 reports the syntax error itself (E999)
-        resolve_project([result])
-        for f in sorted(result.findings, key=lambda f: f.sort_key()):
+        project = type(self).project or Project(type(self).rules or FileRules(configs=Configs()))
+        project.add_around(results)
+        project.resolve(results)
+        for f in sorted(results[0].findings, key=lambda f: f.sort_key()):
             yield f.line, f.column - 1, f"{f.code} {f.message}", type(self)

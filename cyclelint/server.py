@@ -15,9 +15,11 @@ from pygls.lsp.server import LanguageServer
 
 from . import __version__
 from .api import lint_text
-from .file_rules import config_options
-from .config import find_pyproject, load
+from .file_rules import FileRules, config_options
+from .cache import Cache
+from .config import Configs, find_pyproject, load
 from .findings import Finding
+from .project_context import Project
 from .selection import UsageError
 from .source_text import decode, encode, lines_with_ends
 from .unused_noqa import CODE as NOQA_CODE
@@ -103,7 +105,9 @@ def lint_document(path: str, text: str, version: int | None) -> Linted | None:
     """None when the text does not parse (mid-edit): no diagnostics rather than stale ones."""
     cfg = load(find_pyproject(os.path.dirname(os.path.abspath(path))))
     data = encode(text)
-    findings, errors = lint_text(data, path, **config_options(cfg))
+    # the other files as they are on disk now: a new Project each time, from the result cache
+    project = Project(FileRules(configs=Configs()), Cache.open(cfg.base))
+    findings, errors = lint_text(data, path, project=project, **config_options(cfg))
     return None if errors else Linted(version, path, data, findings)
 
 

@@ -39,11 +39,18 @@ def test_fixture_findings(path):
 
 @pytest.mark.lintpath
 @pytest.mark.parametrize("project", sorted(PROJECTS), ids=lambda p: p.name)
-def test_cross_file_findings_need_the_callers(project):
-    """Each file alone has no evidence: the findings above come from the other files."""
+def test_cross_file_findings_need_the_callers(project, tmp_path):
+    """The findings above come from the other files: a file alone outside any project (no
+    pyproject.toml or .git above it) has no evidence; in its project (this repository), a file
+    named alone is judged as the folder's run judges it."""
+    tree, _ = lint_paths([str(project)], select=list(RULES), jobs=1)
+    assert tree
     for path in project.glob("*.py"):
+        alone = tmp_path / path.name
+        alone.write_bytes(path.read_bytes())
+        assert lint_paths([str(alone)], select=list(RULES), jobs=1)[0] == []
         findings, _ = lint_paths([str(path)], select=list(RULES), jobs=1)
-        assert findings == []
+        assert findings == [f for f in tree if f.path == str(path)]
 
 
 @pytest.mark.lintpath

@@ -23,6 +23,10 @@ def repo(tmp_path_factory):
     (path / "clean.py").write_text("def add(a, b):\n    return a + b\n")
     (path / "notes.txt").write_text("not python\n")
     (path / "train.ipynb").write_bytes((FIXTURES / "notebooks" / "train.ipynb").read_bytes())
+    (path / "pkg").mkdir()
+    (path / "pkg" / "child.py").write_text("class Child:\n    def __init__(self, owner):\n        self.owner = owner\n")
+    (path / "pkg" / "model.py").write_text(
+        "from .child import Child\n\n\nclass Model:\n    def __init__(self):\n        self.child = Child(self)\n")
     assert run(["git", "add", "."], cwd=path).returncode == 0
     return path
 
@@ -53,3 +57,10 @@ def test_precommit_hook_on_a_notebook(repo, home):
     proc = try_repo(repo, "train.ipynb", home=home)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "train.ipynb:cell 4:10:9: CYC301" in proc.stdout and "train.ipynb:cell 6:3:9: CYC203" in proc.stdout
+
+
+def test_precommit_hook_on_one_staged_file_judges_it_with_its_project(repo, home):
+    """Only pkg/model.py is handed to the hook; Child, which keeps its owner, is in pkg/child.py."""
+    proc = try_repo(repo, "pkg/model.py", home=home)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "pkg/model.py:6:9: CYC202" in proc.stdout
