@@ -60,7 +60,9 @@ class Project:
                 if problem is None and real not in self._known:
                     self._known.add(real)
                     self.work.append((path, self.rules.codes(path)))
-        self.results += run_jobs(self.work[len(self.results):], self.workers, self.cache)
+        for res in run_jobs(self.work[len(self.results):], self.workers, self.cache):
+            res.ctors, res.states = [], []  # their own questions are not asked: their findings are not reported
+            self.results.append(res)
 
     def resolve(self, results: list[FileResult], work: list[tuple[str, frozenset[str]]] | None = None) -> None:
         """Resolve ``results`` with the rest of their projects. ``work``: how ``results`` were linted,
