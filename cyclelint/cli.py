@@ -8,9 +8,9 @@ from collections.abc import Sequence
 
 from . import __version__
 from .api import lint_paths, lint_text
-from .file_rules import FileRules, config_options
 from .atomic import target_problem, write_atomic
 from .config import Configs, find_pyproject, load
+from .file_rules import FileRules, config_options
 from .findings import FileError
 from .interrupts import Terminated, exit_status, terminations_raise
 from .project_context import Project

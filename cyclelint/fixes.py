@@ -96,6 +96,7 @@ def fix_source(data: bytes, path: str, enabled: frozenset[str], unused_noqa: Seq
         return FileError(path, f"not fixed: {exc}")
     return FileFix(path, data, after, len(edits.found) + len(unused_noqa)) if after != data else None
 
+
 def _onto_original(data: bytes, base: bytes, after: bytes) -> bytes | None:
     """The rewrite (``base`` -> ``after``, as libcst writes the module) carried onto the file's own
     bytes. libcst gives a few files back not quite as they were (a form feed before a statement, the

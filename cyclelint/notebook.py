@@ -83,7 +83,8 @@ def read_notebook(data: bytes) -> Notebook:
     except UnicodeDecodeError as exc:
         raise NotebookError(f"not a notebook: not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})") from None
     except json.JSONDecodeError as exc:
-        raise NotebookError(f"not a notebook: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+        raise NotebookError(f"not a notebook: invalid JSON at line {exc.lineno}, column {exc.colno}: "
+                            f"{exc.msg}") from None
     except RecursionError:
         raise NotebookError("not a notebook: JSON nested too deeply") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("cells"), list):

@@ -2,7 +2,6 @@
 flake8, the language server) is judged against the rest of its project, as ``cyclelint .`` judges it.
 The pre-commit run is in test_precommit.py."""
 import json
-import os
 import subprocess
 import textwrap
 
@@ -79,10 +78,8 @@ def test_a_folder_named_is_its_own_scope_and_no_project_is_no_context(project, c
 
 
 def test_language_server_judges_the_buffer_with_its_project(project):
-    client = Client(project)
-    try:
-        client.request("initialize", {"processId": os.getpid(), "rootUri": project.as_uri(), "capabilities": {}})
-        client.notify("initialized", {})
+    with Client(project) as client:
+        client.start(project)
         uri = (project / "pkg" / "model.py").as_uri()
         client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1,
                                                                 "text": MODEL}})
@@ -91,10 +88,4 @@ def test_language_server_judges_the_buffer_with_its_project(project):
         (project / "pkg" / "child.py").write_text(WEAK)  # saved in another editor tab
         client.notify("textDocument/didSave", {"textDocument": {"uri": uri}})
         assert client.diagnostics(uri, version=1) == []
-        client.request("shutdown", None)
-        client.notify("exit", None)
-        assert client.proc.wait(timeout=60) == 0
-    finally:
-        if client.proc.poll() is None:
-            client.proc.kill()
-            client.proc.wait()
+        client.stop()

@@ -95,6 +95,27 @@ class Client:
     def notify(self, method: str, params):
         self.send({"method": method, "params": params})
 
+    def start(self, root: Path, capabilities=None) -> dict:
+        """initialize and initialized; the server's answer."""
+        init = self.request("initialize", {"processId": os.getpid(), "rootUri": root.as_uri(),
+                                           "capabilities": capabilities or {}})
+        self.notify("initialized", {})
+        return init
+
+    def stop(self):
+        """shutdown and exit, as an editor closes: the server must end with status 0."""
+        assert self.request("shutdown", None) is None
+        self.notify("exit", None)
+        assert self.proc.wait(timeout=60) == 0
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.proc.poll() is None:  # a failed test: no server outlives it
+            self.proc.kill()
+            self.proc.wait()
+
     def wait_for(self, method: str, match=lambda params: True, timeout: float = 60) -> dict:
         deadline = time.monotonic() + timeout
         while True:
@@ -150,18 +171,14 @@ def project(tmp_path):
 
 
 def test_language_server_session(project, cyclelint):
-    client = Client(project)
-    try:
-        init = client.request("initialize", {
-            "processId": os.getpid(), "rootUri": project.as_uri(),
-            "capabilities": {"general": {"positionEncodings": ["utf-16"]},
-                             "textDocument": {"publishDiagnostics": {"versionSupport": True},
-                                              "codeAction": {"codeActionLiteralSupport": {"codeActionKind": {
-                                                  "valueSet": ["quickfix", "source.fixAll"]}}}}}})
+    with Client(project) as client:
+        init = client.start(project, {"general": {"positionEncodings": ["utf-16"]},
+                                      "textDocument": {"publishDiagnostics": {"versionSupport": True},
+                                                       "codeAction": {"codeActionLiteralSupport": {"codeActionKind": {
+                                                           "valueSet": ["quickfix", "source.fixAll"]}}}}})
         caps = init["capabilities"]
         assert set(caps["codeActionProvider"]["codeActionKinds"]) == {"quickfix", "source.fixAll.cyclelint"}
         assert caps["textDocumentSync"]["openClose"] and init["serverInfo"]["name"] == "cyclelint"
-        client.notify("initialized", {})
 
         # open: the editor's unsaved text is linted, columns in UTF-16 units (self.me is character 24, unit 25:
         # 🔥 is two units)
@@ -215,13 +232,7 @@ def test_language_server_session(project, cyclelint):
         client.notify("textDocument/didClose", {"textDocument": {"uri": test_uri}})
         assert client.diagnostics(test_uri) == []
 
-        assert client.request("shutdown", None) is None
-        client.notify("exit", None)
-        assert client.proc.wait(timeout=60) == 0
-    finally:
-        if client.proc.poll() is None:
-            client.proc.kill()
-            client.proc.wait()
+        client.stop()
     imports = b"".join(client.stderr).decode(errors="replace")
     assert "cyclelint.server" in imports  # the import log is there, and:
     assert not re.search(r"\|\s+torch(\.|\s*$)", imports, re.MULTILINE), "the server imported torch"
@@ -229,10 +240,8 @@ def test_language_server_session(project, cyclelint):
 
 def test_a_bad_configuration_is_one_message(project):
     (project / "pyproject.toml").write_text("[tool.cyclelint]\nselekt = ['CYC1']\n")
-    client = Client(project)
-    try:
-        client.request("initialize", {"processId": None, "rootUri": project.as_uri(), "capabilities": {}})
-        client.notify("initialized", {})
+    with Client(project) as client:
+        client.start(project)
         uri = (project / "pkg" / "model.py").as_uri()
         for version in (1, 2):
             client.notify("textDocument/didOpen" if version == 1 else "textDocument/didChange", {
@@ -243,10 +252,4 @@ def test_a_bad_configuration_is_one_message(project):
         message = client.wait_for("window/showMessage")["message"] if not shown else shown[0]["params"]["message"]
         assert message.startswith("cyclelint: ") and "selekt" in message
         assert sum(n["method"] == "window/showMessage" for n in client.notes) <= 1  # once, not at every change
-        client.request("shutdown", None)
-        client.notify("exit", None)
-        assert client.proc.wait(timeout=60) == 0
-    finally:
-        if client.proc.poll() is None:
-            client.proc.kill()
-            client.proc.wait()
+        client.stop()
