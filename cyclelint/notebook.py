@@ -34,7 +34,6 @@ class Cell:
 @dataclass
 class Notebook:
     data: bytes
-    document: dict
     cells: list[Cell]  # the code cells
 
     @property
@@ -90,7 +89,7 @@ def read_notebook(data: bytes) -> Notebook:
     if not isinstance(doc, dict) or not isinstance(doc.get("cells"), list):
         raise NotebookError('not a notebook: no "cells" list (nbformat 4 is read)')
     if _language(doc) not in ("python", None):
-        return Notebook(data, doc, [])
+        return Notebook(data, [])
     cells = []
     for i, cell in enumerate(doc["cells"]):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
@@ -98,7 +97,7 @@ def read_notebook(data: bytes) -> Notebook:
         text = _text(cell.get("source", ""), i)
         lines = lines_with_ends(text)
         cells.append(Cell(i, lines, neutralise([_ended(line) for line in lines])))
-    return Notebook(data, doc, cells)
+    return Notebook(data, cells)
 
 
 def _ended(line: str) -> str:
