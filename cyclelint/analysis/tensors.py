@@ -107,6 +107,8 @@ class Evaluator:
     def __init__(self, module_classes: set[str]):
         self.module_classes = module_classes
         self.returns: set[tuple[str, str]] = set()  # (class or "", function) seen returning attached values
+        self._memo: dict[int, Value] | None = None  # values of the sub-expressions of the expression being evaluated
+
 
     def lookup(self, fn: Function, name: str) -> Value:
         scope: Function | None = fn
@@ -122,6 +124,22 @@ class Evaluator:
         return Value(deps=frozenset((name,)))
 
     def value(self, expr: cst.BaseExpression, fn: Function) -> Value:
+        """What ``expr`` may hold, in ``fn`` as it stands now. Each sub-expression is evaluated once
+        per top-level question: a call's receiver is asked about both as a receiver and as part of
+        the callee, which without the memo doubles the work at every link of a chain
+        (``Mapping().set(a).set(b)...``)."""
+        if self._memo is not None:
+            hit = self._memo.get(id(expr))
+            if hit is None:
+                hit = self._memo[id(expr)] = self._value(expr, fn)
+            return hit
+        self._memo = {}
+        try:
+            return self.value(expr, fn)
+        finally:
+            self._memo = None
+
+    def _value(self, expr: cst.BaseExpression, fn: Function) -> Value:
         if isinstance(expr, cst.Name):
             if expr.value in ("None", "True", "False"):
                 return SAFE

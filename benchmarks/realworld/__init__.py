@@ -1,0 +1,1 @@
+"""The real-world accuracy benchmark: corpus, labels, recall set (see docs/benchmarks.md)."""
