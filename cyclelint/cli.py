@@ -17,7 +17,6 @@ from .project_context import Project
 from .report import FORMATS, render
 from .report.color import use_color
 from .report.text import count
-from .rule_command import rule_command
 from .selection import UsageError, expand
 from .streams import say, write
 
@@ -100,6 +99,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["rule"]:
+        from .rule_command import rule_command
+
         return rule_command(argv[1:])
     if argv[:1] == ["server"]:
         try:

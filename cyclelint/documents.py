@@ -2,21 +2,23 @@
 code cells make (notebook.py). Either can take a rewrite of that source back into the file."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from .notebook import Notebook, NotebookError, is_notebook, read_notebook
+if TYPE_CHECKING:
+    from .notebook import Notebook
 
-__all__ = ["NotebookError", "PythonFile", "open_document"]
+NOTEBOOK_SUFFIX = ".ipynb"
 
 
-@dataclass
+class NotebookError(ValueError):
+    """A file named ``*.ipynb`` that is no notebook we can read, or a rewrite that cannot go back."""
+
+
 class PythonFile:
-    data: bytes | str
     starts = None  # no cells
 
-    @property
-    def source(self) -> bytes | str:
-        return self.data
+    def __init__(self, data: bytes | str):
+        self.source = data
 
     def rebuild(self, source: bytes) -> bytes:
         return source
@@ -24,6 +26,8 @@ class PythonFile:
 
 def open_document(path: str, data: bytes | str) -> PythonFile | Notebook:
     """Raises NotebookError for a file named ``*.ipynb`` that is not a notebook."""
-    if not is_notebook(path):
+    if not path.endswith(NOTEBOOK_SUFFIX):
         return PythonFile(data)
+    from .notebook import read_notebook  # json and IPython's syntax: for notebooks only
+
     return read_notebook(data.encode("utf-8") if isinstance(data, str) else data)

@@ -12,7 +12,6 @@ from .documents import NotebookError, open_document
 from .files import read_source, unreadable
 from .findings import RULES, FileWarning, Finding
 from .noqa import SKIP_FILE, noqa_codes, suppressed, unknown_codes
-from .notebook import place_error
 from .parsing import AstError, libcst_may_try, libcst_syntax_message, parse_ast
 from .prefilter import scan_file
 from .unused_noqa import CODE as NOQA_CODE
@@ -125,6 +124,8 @@ def lint_file(data: bytes | str, path: str, enabled: frozenset[str], **options) 
         return FileResult(path, error=str(exc))
     result = lint_source(doc.source, path, enabled, **options)
     if doc.starts is not None:
+        from .notebook import place_error
+
         result.cells = doc.starts
         if result.error:
             result.error = place_error(result.error, doc.starts)

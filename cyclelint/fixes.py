@@ -15,7 +15,6 @@ import libcst as cst
 
 from .atomic import write_atomic
 from .documents import NotebookError, open_document
-from .notebook import source_line
 from .engine import Edits, lint_source
 from .files import read_source, unreadable
 from .findings import FileError, Finding
@@ -77,6 +76,8 @@ def fix_source(data: bytes, path: str, enabled: frozenset[str], unused_noqa: Seq
     if result.error:
         return FileError(path, result.error)
     if only is not None:
+        from .notebook import source_line
+
         keep = {(source_line(doc.starts, f.cell, f.line) if f.cell else f.line, f.column, f.code) for f in only}
         edits.found = [(f, rewrite) for f, rewrite in edits.found if (f.line, f.column, f.code) in keep]
     if edits.found:

@@ -5,11 +5,12 @@ outside a git work tree, or without git, nothing is ignored."""
 from __future__ import annotations
 
 import os
-import subprocess
 
 
 def ignored_under(top: str) -> set[str]:
     """The files and folders under ``top`` that git ignores, as ``os.path.join(top, ...)`` normalised."""
+    import subprocess  # folder walks only: a run on named files (pre-commit) never pays for it
+
     try:
         proc = subprocess.run(["git", "-C", top, "ls-files", "-z", "--others", "--ignored", "--exclude-standard",
                                "--directory"], capture_output=True, timeout=120, check=False)

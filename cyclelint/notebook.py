@@ -10,18 +10,9 @@ import json
 import re
 from dataclasses import dataclass
 
+from .documents import NotebookError
 from .magics import neutralise
 from .source_text import lines_with_ends
-
-SUFFIX = ".ipynb"
-
-
-class NotebookError(ValueError):
-    """A file named ``*.ipynb`` that is no notebook we can read, or a rewrite that cannot go back."""
-
-
-def is_notebook(path: str) -> bool:
-    return path.endswith(SUFFIX)
 
 
 @dataclass

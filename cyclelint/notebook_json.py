@@ -7,7 +7,7 @@ import json
 import json.decoder
 import json.scanner
 
-from .notebook import NotebookError
+from .documents import NotebookError
 
 
 class _Spanned(str):
