@@ -8,8 +8,9 @@ A line counts as IPython syntax only where a statement starts (not inside bracke
 after a backslash), as IPython itself reads it: ``(a\\n % b)`` is Python."""
 from __future__ import annotations
 
-import ast
 import re
+
+from .parsing import quiet_parse
 
 # Cell magics whose body is Python run in the kernel; any other cell magic's body is not Python.
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})
@@ -46,7 +47,7 @@ def neutralise(lines: list[str]) -> list[str]:
 
 def _parses(text: str) -> bool:
     try:
-        ast.parse(text)
+        quiet_parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     return True

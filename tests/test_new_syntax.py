@@ -2,6 +2,7 @@
 PEP 696 type parameter defaults) is linted without errors. libcst's grammar knows it on every
 interpreter; where CPython knows it too, its tree (the pre-filter, positions) is used, and flake8 can
 tokenize it. .ci/run runs this module on 3.11, 3.12 and 3.13."""
+import os
 import sys
 import textwrap
 
@@ -100,3 +101,12 @@ def test_flake8_on_new_syntax(tmp_path, source, since, expected):
     proc = run([tool("flake8"), "--select", "CYC", "new.py"], cwd=tmp_path)
     rows = [line.split(" ")[0].split(":")[1:3] + [line.split(" ")[1]] for line in proc.stdout.splitlines()]
     assert [(int(line), int(col), code) for line, col, code in rows] == expected, proc.stdout + proc.stderr
+
+
+def test_python_warnings_about_the_linted_code_stay_quiet(tmp_path):
+    """3.12 warns about ``"\\d"`` (SyntaxWarning) while parsing: that is the linted file's business,
+    not a line on cyclelint's stderr, and ``-W error`` must not turn it into a failed file."""
+    (tmp_path / "a.py").write_text('import re\nPAT = re.compile("\\d+")\n\n\nclass A:\n    def __init__(self):\n'
+                                   '        self.me = self\n')
+    proc = run([tool("cyclelint"), "--no-cache", "a.py"], cwd=tmp_path, env={**os.environ, "PYTHONWARNINGS": "error"})
+    assert proc.returncode == 1 and proc.stderr == "" and "a.py:7:9: CYC203" in proc.stdout
