@@ -8,7 +8,8 @@ from collections.abc import Callable
 
 from .selection import UsageError, expand
 
-KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude", "per-file-ignores", "confirm-command")
+KEYS = ("extend", "select", "extend-select", "ignore", "exclude", "extend-exclude", "per-file-ignores",
+        "confirm-command")
 TABLE = "tool.cyclelint"
 
 

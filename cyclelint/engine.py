@@ -8,11 +8,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from .classtable import class_summaries
+from .documents import NotebookError, open_document
 from .files import read_source, unreadable
 from .findings import RULES, FileWarning, Finding
 from .noqa import SKIP_FILE, noqa_codes, suppressed, unknown_codes
 from .parsing import AstError, libcst_may_try, libcst_syntax_message, parse_ast
 from .prefilter import scan_file
+from .unused_noqa import CODE as NOQA_CODE
+from .unused_noqa import may_apply as noqa_may_apply
 
 
 @dataclass
@@ -68,6 +71,7 @@ class FileResult:
     evidence: list[tuple[str, str, int | str]] = field(default_factory=list)  # (class, method, slot) fed a graph
     feeds: list[tuple[str, str]] = field(default_factory=list)  # pre-filtered: (class, method) it may feed a graph
     warnings: list[FileWarning] = field(default_factory=list)
+    cells: list[int] | None = None  # a notebook: the first line of each code cell (notebook.place)
 
 
 @dataclass
@@ -89,14 +93,15 @@ def lint_source(source: bytes | str, path: str, enabled: frozenset[str], apply_n
     raw = source.encode("utf-8", "surrogateescape") if isinstance(source, str) else source
     if SKIP_FILE in raw:
         return result
-    result.warnings = [FileWarning(path, line, f"noqa names {code}, which is no rule of cyclelint")
-                       for line, code in unknown_codes(raw, RULES)]
+    if NOQA_CODE not in enabled:  # with CYC001 on, a finding (with its fix) says it instead
+        result.warnings = [FileWarning(path, line, f"noqa names {code}, which is no rule of cyclelint")
+                           for line, code in unknown_codes(raw, RULES)]
     try:
         tree, ast_error = parse_ast(source)
         if tree is None and not libcst_may_try(ast_error, source):
             result.error = ast_error.message
             return result
-        if prefilter and tree is not None:
+        if prefilter and tree is not None and not (NOQA_CODE in enabled and noqa_may_apply(raw)):
             found, feeds = scan_file(tree, enabled)
             if not found:
                 result.classes = {name: ClassSummary(**c) for name, c in class_summaries(tree).items()}
@@ -107,6 +112,23 @@ def lint_source(source: bytes | str, path: str, enabled: frozenset[str], apply_n
         return FileResult(path, error="too deeply nested to analyse")
     except Exception as exc:  # a bug of ours must cost one file, not the whole run
         return FileResult(path, error=f"internal error, please report it: {type(exc).__name__}: {exc}")
+    return result
+
+
+def lint_file(data: bytes | str, path: str, enabled: frozenset[str], **options) -> FileResult:
+    """:func:`lint_source` for what the file holds: a notebook's findings are on the lines of the
+    module its code cells make until :func:`cyclelint.notebook.place` puts them in their cells."""
+    try:
+        doc = open_document(path, data)
+    except NotebookError as exc:
+        return FileResult(path, error=str(exc))
+    result = lint_source(doc.source, path, enabled, **options)
+    if doc.starts is not None:
+        from .notebook import place_error
+
+        result.cells = doc.starts
+        if result.error:
+            result.error = place_error(result.error, doc.starts)
     return result
 
 
@@ -125,11 +147,16 @@ def _parse_and_analyse(source, path, enabled, result: FileResult, apply_noqa: bo
         return
     if edits is not None:
         edits.module = module
-    _analyse(module, path, enabled, result, apply_noqa, edits, tree, text)
+    found = _analyse(module, path, enabled, result, apply_noqa, edits, tree, text)
+    if NOQA_CODE in enabled:
+        from .unused_noqa import unused_noqa
+
+        result.findings += unused_noqa(path, text, found, enabled)
 
 
 def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, apply_noqa: bool,
-             edits: Edits | None, tree: ast.Module | None, text: str) -> None:
+             edits: Edits | None, tree: ast.Module | None, text: str) -> set[tuple[int, str]]:
+    """Fills ``result``; returns (line, code) of every finding before ``noqa``, for CYC001."""
     from .analysis.walker import FileFacts, Walker
     from .positions import split_lines
     from .rules import ALL_RULES
@@ -145,7 +172,7 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
     ctor_calls = facts.ctor_calls if "CYC202" in enabled else []
     result.evidence = facts.evidence
     if not reports and not ctor_calls and not facts.states:
-        return
+        return set()
     where = _positions(module, tree, text, [r[0] for r in reports] + [c.stmt for c in ctor_calls]
                        + [st.stmt for st in facts.states])
     lines = split_lines(text)
@@ -154,8 +181,10 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
         return noqa_codes(lines[line - 1]) if apply_noqa and 0 < line <= len(lines) else None
 
     seen = set()
+    found = set()
     for node, code, message, fix in reports:
         line, col, end_line, end_col = where(node)
+        found.add((line, code))
         key = (line, col, code)
         if key in seen or suppressed(code, noqa_at(line)):
             continue
@@ -166,13 +195,16 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
             edits.found.append((finding, fix))
     for call in ctor_calls:
         line, col, end_line, end_col = where(call.stmt)
+        found.add((line, "CYC202"))
         result.ctors.append(PendingCtor(line, col + 1, end_line, end_col + 1, call.cls_name,
                                         call.index, call.keyword, call.obj, call.owner_is_module, noqa_at(line)))
     for st in facts.states:
         line, col, end_line, end_col = where(st.stmt)
+        found.add((line, "CYC305"))
         if not suppressed("CYC305", noqa_at(line)):
             result.states.append(PendingState(line, col + 1, end_line, end_col + 1, st.cls,
                                               st.method, st.params, st.deps, st.message))
+    return found
 
 
 def _positions(module, tree: ast.Module | None, text: str, nodes: list):
@@ -193,7 +225,7 @@ def _positions(module, tree: ast.Module | None, text: str, nodes: list):
 
 def _lint_job(job: tuple[str, bytes, frozenset[str], bool]) -> FileResult:
     path, data, enabled, full = job
-    return lint_source(data, path, enabled, prefilter=not full)
+    return lint_file(data, path, enabled, prefilter=not full)
 
 
 def run_jobs(jobs: Sequence[tuple[str, frozenset[str]]], workers: int, cache=None, full: bool = False) -> list[FileResult]:

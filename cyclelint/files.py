@@ -1,16 +1,20 @@
-"""Find the Python files to lint."""
+"""Find the Python files and notebooks to lint."""
 from __future__ import annotations
 
 import fnmatch
 import os
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import PurePosixPath
+
+from .gitignore import ignored_under
 
 SKIP_DIRS = frozenset(
     {".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "build", "dist", "__pycache__",
-     ".mypy_cache", ".pytest_cache", ".ruff_cache", ".cyclelint_cache", "node_modules", ".eggs"}
+     ".mypy_cache", ".pytest_cache", ".ruff_cache", ".cyclelint_cache", "node_modules", ".eggs",
+     ".ipynb_checkpoints"}
 )
+SUFFIXES = (".py", ".pyi", ".ipynb")  # what a folder is searched for
 
 
 def matches(path: str, patterns: Iterable[str], base: str) -> bool:
@@ -41,33 +45,38 @@ def unreadable(exc: OSError) -> str:
     return f"cannot read: {exc.strerror or exc}"
 
 
-def discover(paths: Iterable[str], exclude: Iterable[str] = (), base: str = ".") -> Iterator[tuple[str, str | None]]:
+def discover(paths: Iterable[str], exclude: Iterable[str] = (), base: str = ".", respect_gitignore: bool = True,
+             excluded: Callable[[str], bool] | None = None) -> Iterator[tuple[str, str | None]]:
     """Yield (path, problem) for each file to lint; problem is set for a path that does not exist
-    or a folder that cannot be listed."""
-    exclude = list(exclude)
-    base = os.path.abspath(base)
+    or a folder that cannot be listed. In folders, what git ignores is skipped (gitignore.py).
+    ``excluded`` decides instead of ``exclude`` (globs relative to ``base``) when given."""
+    if excluded is None:
+        patterns, root = list(exclude), os.path.abspath(base)
+        excluded = lambda path: matches(path, patterns, root)  # noqa: E731
     seen: set[str] = set()
     for top in paths:
         if not os.path.lexists(top):
             yield top, "no such file or directory"
             continue
         if os.path.isfile(top) or not os.path.isdir(top):
-            if not matches(top, exclude, base):
+            if not excluded(top):
                 yield from _once(top, seen)
             continue
         unlistable: list[OSError] = []
+        ignored = ignored_under(top) if respect_gitignore else set()
         for dirpath, dirnames, filenames in os.walk(top, onerror=unlistable.append):
             yield from _unlistable(unlistable)
             dirnames[:] = sorted(
                 d for d in dirnames
                 if d not in SKIP_DIRS
                 and not os.path.exists(os.path.join(dirpath, d, "pyvenv.cfg"))
-                and not matches(os.path.join(dirpath, d), exclude, base)
+                and not excluded(os.path.join(dirpath, d))
+                and os.path.normpath(os.path.join(dirpath, d)) not in ignored
             )
             for name in sorted(filenames):
-                if name.endswith((".py", ".pyi")):
+                if name.endswith(SUFFIXES):
                     path = os.path.join(dirpath, name)
-                    if not matches(path, exclude, base):
+                    if not excluded(path) and os.path.normpath(path) not in ignored:
                         yield from _once(path, seen)
         yield from _unlistable(unlistable)  # the top folder itself, or the last one listed
 

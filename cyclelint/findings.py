@@ -15,6 +15,7 @@ class Rule:
 RULES: dict[str, Rule] = {
     r.code: r
     for r in (
+        Rule("CYC001", "unused-noqa", "noqa code of cyclelint that suppresses nothing or names no rule", default=False),
         Rule("CYC101", "self-lambda-stored", "lambda capturing the instance stored on the instance"),
         Rule("CYC102", "self-closure-stored", "nested function capturing the instance stored on the instance"),
         Rule("CYC103", "bound-method-stored", "bound method or partial over the instance stored on the instance"),
@@ -52,9 +53,14 @@ class Finding:
     message: str
     confirmation: dict | None = None
     fixable: bool = False  # --fix has a safe rewrite for it
+    cell: int | None = None  # in a notebook: the code cell (1-based), whose own lines line and column count
 
     def sort_key(self) -> tuple:
-        return (self.path, self.line, self.column, self.code, self.message)
+        return (self.path, self.cell or 0, self.line, self.column, self.code, self.message)
+
+    def where(self) -> str:
+        """``path:line:col``, or ``path:cell N:line:col`` in a notebook."""
+        return f"{self.path}:{'' if self.cell is None else f'cell {self.cell}:'}{self.line}:{self.column}"
 
     def shown_message(self) -> str:
         """The message with the ``--confirm`` verdict appended, for the line-based formats."""
@@ -68,8 +74,9 @@ class Finding:
 
     def to_dict(self) -> dict:
         data = asdict(self)
-        if self.confirmation is None:
-            data.pop("confirmation")
+        for optional in ("confirmation", "cell"):
+            if data[optional] is None:
+                data.pop(optional)
         return data
 
 
@@ -89,6 +96,10 @@ class FileWarning:
     path: str
     line: int
     message: str
+    cell: int | None = None  # in a notebook, as in Finding
+
+    def where(self) -> str:
+        return f"{self.path}:{'' if self.cell is None else f'cell {self.cell}:'}{self.line}"
 
 
 @dataclass

@@ -8,15 +8,18 @@ from __future__ import annotations
 import difflib
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
 
 from .atomic import write_atomic
+from .documents import NotebookError, open_document
 from .engine import Edits, lint_source
 from .files import read_source, unreadable
 from .findings import FileError, Finding
+from .unused_noqa import CODE as NOQA_CODE
+from .unused_noqa import remove_unused
 
 
 @dataclass
@@ -29,19 +32,18 @@ class FileFix:
 
 def plan_fixes(findings: Iterable[Finding]) -> tuple[list[FileFix], list[FileError]]:
     """The rewrite of each file with fixable findings, computed from its current bytes."""
-    codes: dict[str, set[str]] = {}
+    fixable: dict[str, list[Finding]] = {}
     for f in findings:
         if f.fixable:
-            codes.setdefault(f.path, set()).add(f.code)
+            fixable.setdefault(f.path, []).append(f)
     fixes, errors = [], []
-    for path in sorted(codes):
+    for path in sorted(fixable):
         try:
             data = read_source(path)
         except OSError as exc:
             errors.append(FileError(path, unreadable(exc)))
             continue
-        # Only the codes found there: the ones the run enabled for this file (per-file ignores included).
-        result = fix_source(data, path, frozenset(codes[path]))
+        result = fix_findings(data, path, fixable[path])
         if isinstance(result, FileError):
             errors.append(result)
         elif result is not None:
@@ -49,24 +51,51 @@ def plan_fixes(findings: Iterable[Finding]) -> tuple[list[FileFix], list[FileErr
     return fixes, errors
 
 
-def fix_source(data: bytes, path: str, enabled: frozenset[str]) -> FileFix | FileError | None:
+def fix_findings(data: bytes, path: str, findings: Sequence[Finding]) -> FileFix | FileError | None:
+    """The rewrite of ``data`` (the file at ``path``, or what an editor holds for it) for the
+    fixable ones of its ``findings``. Only the codes found there are linted again: the ones the
+    run enabled for this file (per-file ignores included)."""
+    codes = frozenset(f.code for f in findings if f.fixable)
+    unused = [f for f in findings if f.fixable and f.code == NOQA_CODE]  # taken out of noqa comments
+    rewrites = [f for f in findings if f.fixable and f.code != NOQA_CODE]
+    return fix_source(data, path, codes, unused, rewrites) if codes else None
+
+
+def fix_source(data: bytes, path: str, enabled: frozenset[str], unused_noqa: Sequence[Finding] = (),
+               only: Sequence[Finding] | None = None) -> FileFix | FileError | None:
+    """A notebook's cells are fixed as the module they make, and written back into their sources.
+    The codes of the ``unused_noqa`` (CYC001) findings are removed first: a comment edit moves no node.
+    ``only``: rewrite these findings (an editor's fix of one), not every one of the enabled codes."""
+    try:
+        doc = open_document(path, data)
+    except NotebookError as exc:
+        return FileError(path, str(exc))
+    source = remove_unused(doc.source, unused_noqa, doc.starts) if unused_noqa else doc.source
     edits = Edits()
-    result = lint_source(data, path, enabled, edits=edits)
+    result = lint_source(source, path, enabled - {NOQA_CODE}, edits=edits)
     if result.error:
         return FileError(path, result.error)
-    if not edits.found:
-        return None
-    how = {id(node): kind for _, rewrite in edits.found for node, kind in rewrite}
-    base = edits.module.bytes
-    module = edits.module.visit(_Rewriter(how))
-    after = _onto_original(data, base, module.bytes)
-    if after is None:
-        return FileError(path, "not fixed: libcst does not give the lines to rewrite back byte for byte")
+    if only is not None:
+        from .notebook import source_line
+
+        keep = {(source_line(doc.starts, f.cell, f.line) if f.cell else f.line, f.column, f.code) for f in only}
+        edits.found = [(f, rewrite) for f, rewrite in edits.found if (f.line, f.column, f.code) in keep]
+    if edits.found:
+        how = {id(node): kind for _, rewrite in edits.found for node, kind in rewrite}
+        base = edits.module.bytes
+        module = edits.module.visit(_Rewriter(how))
+        source = _onto_original(source if isinstance(source, bytes) else source.encode("utf-8"), base, module.bytes)
+        if source is None:
+            return FileError(path, "not fixed: libcst does not give the lines to rewrite back byte for byte")
+        try:
+            cst.parse_module(source)
+        except cst.ParserSyntaxError:  # never write what would not parse
+            return FileError(path, "not fixed: the rewrite would not parse (please report it)")
     try:
-        cst.parse_module(after)
-    except cst.ParserSyntaxError:  # never write what would not parse
-        return FileError(path, "not fixed: the rewrite would not parse (please report it)")
-    return FileFix(path, data, after, len(edits.found)) if after != data else None
+        after = doc.rebuild(source)
+    except NotebookError as exc:
+        return FileError(path, f"not fixed: {exc}")
+    return FileFix(path, data, after, len(edits.found) + len(unused_noqa)) if after != data else None
 
 
 def _onto_original(data: bytes, base: bytes, after: bytes) -> bytes | None:

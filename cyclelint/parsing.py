@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
+import warnings
 from dataclasses import dataclass
 
 
@@ -16,7 +17,7 @@ class AstError:
 def parse_ast(source: bytes | str):
     """CPython's parse (bytes honour a coding cookie; str is already text), or why it failed."""
     try:
-        return ast.parse(source), None
+        return quiet_parse(source), None
     except SyntaxError as err:
         if not err.lineno:  # NUL bytes, an unknown coding cookie: not a position in the file
             return None, AstError(f"cannot parse: {err.msg}", True)
@@ -27,6 +28,15 @@ def parse_ast(source: bytes | str):
         return None, AstError("too deeply nested to analyse", True)
     except ValueError as err:
         return None, AstError(f"cannot parse: {err}", True)
+
+
+def quiet_parse(source: bytes | str) -> ast.Module:
+    """``ast.parse`` without the warnings CPython gives about the code it reads (3.12's SyntaxWarning
+    for ``"\\d"``): they are the linted file's business, printed on our stderr they are noise, and a
+    ``-W error`` in the environment would turn them into errors."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(source)
 
 
 _TOO_DEEP = {"too many nested parentheses", "too many levels of indentation", "too many statically nested blocks"}

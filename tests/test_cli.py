@@ -8,6 +8,8 @@ import pytest
 
 from .conftest import FIXTURES, run
 
+pytestmark = pytest.mark.lintpath
+
 LEAKY = textwrap.dedent(
     """\
     class Owner:

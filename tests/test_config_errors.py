@@ -7,6 +7,8 @@ import pytest
 
 from .test_cli import CLEAN, LEAKY, write
 
+pytestmark = pytest.mark.lintpath
+
 TABLE = "[tool.cyclelint]\n"
 CASES = {
     "invalid TOML": (TABLE + "select = [\n", "invalid TOML: Invalid value (at end of document)"),
@@ -36,8 +38,8 @@ CASES = {
                          "tool.cyclelint.per_file_ignores: unknown key (did you mean per-file-ignores?)"),
     "selcet": (TABLE + "selcet = ['CYC1']\n", "tool.cyclelint.selcet: unknown key (did you mean select?)"),
     "far from any key": (TABLE + "colour = 'red'\n",
-                         "tool.cyclelint.colour: unknown key (known keys: select, extend-select, ignore, exclude, "
-                         "extend-exclude, per-file-ignores, confirm-command)"),
+                         "tool.cyclelint.colour: unknown key (known keys: extend, select, extend-select, ignore, "
+                         "exclude, extend-exclude, per-file-ignores, confirm-command)"),
 }
 
 

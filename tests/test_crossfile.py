@@ -5,6 +5,8 @@ import textwrap
 
 import pytest
 
+pytestmark = pytest.mark.lintpath
+
 METER = textwrap.dedent(
     """\
     class Meter:

@@ -6,7 +6,11 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from .conftest import tool
+
+pytestmark = pytest.mark.lintpath
 
 SOURCE = (Path(__file__).parent / "fix_cases" / "accumulate.in.py").read_text()
 FILES = {

@@ -10,6 +10,8 @@ import pytest
 
 from .conftest import tool
 
+pytestmark = pytest.mark.lintpath
+
 LEAKY_NAME = b"r\xe9sum\xe9.py"  # latin-1 bytes: no UTF-8 decoder reads them
 BROKEN_NAME = b"b\xffd.py"
 SOURCE = (Path(__file__).parent / "fix_cases" / "accumulate.in.py").read_bytes()

@@ -11,6 +11,8 @@ import pytest
 from cyclelint.fixes import plan_fixes, write_fix
 from cyclelint.api import lint_paths
 
+pytestmark = pytest.mark.lintpath
+
 CASES = Path(__file__).parent / "fix_cases"
 PAIRS = sorted(p.name[: -len(".in.py")] for p in CASES.glob("*.in.py"))
 

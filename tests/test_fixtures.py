@@ -28,6 +28,7 @@ def expected(path):
 PROJECTS = {FIXTURES / "cyc3" / "crossfile"}
 
 
+@pytest.mark.lintpath
 @pytest.mark.parametrize("path", CASES, ids=lambda p: str(p.relative_to(FIXTURES)))
 def test_fixture_findings(path):
     target = path.parent if path.parent in PROJECTS else path
@@ -36,19 +37,29 @@ def test_fixture_findings(path):
     assert {(f.line, f.code) for f in findings if Path(f.path) == path} == expected(path)
 
 
+@pytest.mark.lintpath
 @pytest.mark.parametrize("project", sorted(PROJECTS), ids=lambda p: p.name)
-def test_cross_file_findings_need_the_callers(project):
-    """Each file alone has no evidence: the findings above come from the other files."""
+def test_cross_file_findings_need_the_callers(project, tmp_path):
+    """The findings above come from the other files: a file alone outside any project (no
+    pyproject.toml or .git above it) has no evidence; in its project (this repository), a file
+    named alone is judged as the folder's run judges it."""
+    tree, _ = lint_paths([str(project)], select=list(RULES), jobs=1)
+    assert tree
     for path in project.glob("*.py"):
+        alone = tmp_path / path.name
+        alone.write_bytes(path.read_bytes())
+        assert lint_paths([str(alone)], select=list(RULES), jobs=1)[0] == []
         findings, _ = lint_paths([str(path)], select=list(RULES), jobs=1)
-        assert findings == []
+        assert findings == [f for f in tree if f.path == str(path)]
 
 
+@pytest.mark.lintpath
 def test_every_rule_has_a_leaky_fixture():
     covered = {code for p in CASES for _, code in expected(p)}
     assert covered == set(RULES) - {"CYC900"}  # the runtime-only code has its --confirm test
 
 
+@pytest.mark.lintpath
 def test_clean_fixtures_are_clean():
     clean = [p for p in CASES if p.name.endswith("_clean.py")]
     assert len(clean) >= 8

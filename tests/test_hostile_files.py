@@ -9,6 +9,8 @@ from cyclelint.selection import enabled_codes
 
 from .test_cli import LEAKY, findings, write
 
+pytestmark = pytest.mark.lintpath
+
 
 def errors(proc):
     return [line for line in proc.stderr.splitlines() if line.startswith("cyclelint: error: ")]

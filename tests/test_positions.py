@@ -11,6 +11,8 @@ from cyclelint.positions import statement_ranges
 
 from .conftest import FIXTURES, SHARED
 
+pytestmark = pytest.mark.lintpath
+
 SOURCES = sorted(FIXTURES.rglob("*.py")) + sorted((SHARED / "eval" / "cases").glob("*.py"))
 AWKWARD = {
     "non_ascii": "s = 'é𝔘'; t = s  # ü\nif s:\n    v = ('ü', s)\nelif t:\n    w = 1\nelse:\n    pass\n",

@@ -9,6 +9,8 @@ from cyclelint.findings import DEFAULT_CODES, RULES
 
 from .conftest import FIXTURES, SHARED
 
+pytestmark = pytest.mark.lintpath
+
 SOURCES = sorted(FIXTURES.rglob("*.py")) + sorted((SHARED / "eval" / "cases").glob("*.py"))
 EXTRA = {
     "alias_lambda": "class A:\n    def __init__(self):\n        cb = lambda: self\n        self.cb = cb\n",

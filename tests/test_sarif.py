@@ -7,6 +7,8 @@ from cyclelint.findings import RULES
 
 from .conftest import FIXTURES, SHARED
 
+pytestmark = pytest.mark.lintpath
+
 SCHEMA = SHARED / "data" / "sarif-schema-2.1.0.json"
 
 

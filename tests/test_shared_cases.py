@@ -6,6 +6,8 @@ import pytest
 
 from .conftest import ROOT, SHARED, run, tool
 
+pytestmark = pytest.mark.lintpath
+
 SCORE = SHARED / "eval" / "score.py"
 
 

@@ -14,10 +14,15 @@ def _prop(text: str) -> str:
     return _data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+def _title(f: Finding) -> str:
+    """A notebook's line is its cell's: the title names the cell."""
+    return f.code if f.cell is None else f"{f.code} (cell {f.cell})"
+
+
 def render(findings: Sequence[Finding], errors: Sequence[FileError]) -> str:
     out = [
         f"::warning file={_prop(f.path)},line={f.line},col={f.column},endLine={f.end_line},"
-        f"endColumn={f.end_column},title={f.code}::{_data(f.code + ' ' + f.shown_message())}"
+        f"endColumn={f.end_column},title={_prop(_title(f))}::{_data(f.code + ' ' + f.shown_message())}"
         for f in findings
     ]
     out += [f"::error file={_prop(e.path)},title=cyclelint::{_data(e.message)}" for e in errors]

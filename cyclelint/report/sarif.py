@@ -49,8 +49,9 @@ def render(findings: Sequence[Finding], errors: Sequence[FileError]) -> str:
             "message": {"text": f.message},
             "locations": [_location(f.path, f)],
         }
-        if f.confirmation is not None:
-            result["properties"] = {"confirmation": f.confirmation}
+        properties = {"confirmation": f.confirmation, "cell": f.cell}  # a notebook's lines are its cell's
+        if any(v is not None for v in properties.values()):
+            result["properties"] = {k: v for k, v in properties.items() if v is not None}
         results.append(result)
     run = {
         "tool": {"driver": {"name": "cyclelint", "version": __version__, "semanticVersion": __version__, "rules": rules}},

@@ -1,0 +1,80 @@
+"""A file linted on its own (pre-commit's one staged file, stdin, an editor, flake8) is judged against
+the project it belongs to, as a run over the whole project judges it: ``self.child = Child(self)``
+where ``Child`` lives in another file, a meter fed a graph by a training loop in another file.
+
+The project is the folder of the nearest pyproject.toml or .git above the file. Its other files are
+read only when a file asks such a question (a constructor call or a CYC305 candidate left open), each
+with its own configuration, and come from the result cache (keyed by each file's bytes): after the
+first run, only what changed is analysed again. A folder named on the command line is its own scope,
+as before. (The project-wide resolution itself is engine.resolve_project.)"""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+from .engine import FileResult, feeding_candidates, resolve_project, run_jobs
+from .file_rules import FileRules
+from .files import discover
+
+ROOT_MARKERS = ("pyproject.toml", ".git")
+
+
+def project_root(path: str) -> str | None:
+    """The folder of the nearest pyproject.toml or .git at or above the file's folder."""
+    folder = os.path.dirname(os.path.abspath(path))
+    while True:
+        if any(os.path.exists(os.path.join(folder, marker)) for marker in ROOT_MARKERS):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+def asks_the_project(result: FileResult) -> bool:
+    return bool(result.ctors or result.states)
+
+
+class Project:
+    """The rest of the projects that files linted on their own belong to, linted once and kept
+    (flake8 and the language server ask again for each file)."""
+
+    def __init__(self, rules: FileRules, cache=None, workers: int = 1, respect_gitignore: bool = True):
+        self.rules, self.cache, self.workers, self.respect_gitignore = rules, cache, workers, respect_gitignore
+        self.work: list[tuple[str, frozenset[str]]] = []  # the other files, and the codes they were linted with
+        self.results: list[FileResult] = []
+        self._roots: set[str] = set()
+        self._known: set[str] = set()
+
+    def add_around(self, results: Iterable[FileResult]) -> None:
+        """Lint the rest of each project that one of ``results`` asks about."""
+        results = list(results)
+        for root in sorted({project_root(r.path) for r in results if asks_the_project(r)} - {None} - self._roots):
+            self._roots.add(root)
+            # named as a run from there names them, so that its cache entries serve
+            rel = os.path.relpath(root)
+            start = root if rel.startswith(os.pardir) else rel
+            for path, problem in discover([start], respect_gitignore=self.respect_gitignore,
+                                          excluded=self.rules.excluded):
+                real = os.path.realpath(path)
+                if problem is None and real not in self._known:
+                    self._known.add(real)
+                    self.work.append((path, self.rules.codes(path)))
+        for res in run_jobs(self.work[len(self.results):], self.workers, self.cache):
+            res.ctors, res.states = [], []  # their own questions are not asked: their findings are not reported
+            self.results.append(res)
+
+    def resolve(self, results: list[FileResult], work: list[tuple[str, frozenset[str]]] | None = None) -> None:
+        """Resolve ``results`` with the rest of their projects. ``work``: how ``results`` were linted,
+        for the ones that must be analysed again in full (None: they are not on disk)."""
+        linted = {os.path.realpath(r.path) for r in results}
+        others = [i for i, r in enumerate(self.results) if os.path.realpath(r.path) not in linted]
+        everything = results + [self.results[i] for i in others]
+        jobs = (work or [None] * len(results)) + [self.work[i] for i in others]
+        redo = [i for i in feeding_candidates(everything) if jobs[i] is not None]
+        for i, res in zip(redo, run_jobs([jobs[i] for i in redo], self.workers, self.cache, full=True)):
+            everything[i] = res
+        results[:] = everything[:len(results)]
+        for i, res in zip(others, everything[len(results):]):
+            self.results[i] = res
+        resolve_project(everything)
