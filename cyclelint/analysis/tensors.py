@@ -27,6 +27,7 @@ class Value:
     module: bool = False  # a model or module: calling it gives attached output
     deps: frozenset[str] = frozenset()  # local names whose later evidence may attach it
     cls: str | None = None  # class name when built as SomeClass(...)
+    detached: bool = False  # ``x.detach()``: a later ``x.backward()`` elsewhere does not make this binding attached
 
     def __or__(self, other: Value) -> Value:
         return Value(
@@ -107,6 +108,9 @@ class Evaluator:
     def __init__(self, module_classes: set[str]):
         self.module_classes = module_classes
         self.returns: set[tuple[str, str]] = set()  # (class or "", function) seen returning attached values
+        # module-level names bound by ``def`` or ``import``: functions, judged by what they return, not by
+        # their name (``evaluate_policy(...)`` is no call of a policy network)
+        self.functions: set[str] = set()
         self._memo: dict[int, Value] | None = None  # values of the sub-expressions of the expression being evaluated
 
 
@@ -115,7 +119,8 @@ class Evaluator:
         while scope is not None:
             val = scope.env.get(name)
             if val is not None:
-                return Value(val.attached, val.tensor, val.module, val.deps | {name}, val.cls)
+                return Value(val.attached, val.tensor, val.module, val.deps if val.detached else val.deps | {name},
+                             val.cls)
             scope = scope.parent
         if name == fn.instance:
             method = fn.enclosing_method()
@@ -211,8 +216,6 @@ class Evaluator:
             if last and last[0].isupper():  # nn.Linear(...), nn.CrossEntropyLoss(); not torch.fx.Graph()
                 is_mod = ".nn." in f".{name}." and not last.startswith("Parameter")
                 return Value(module=is_mod)  # no class of the project: no CYC305 evidence for it
-            if is_functional(name) and loss_like(last):
-                return Value(attached=grad, tensor=True)
             if last in TORCH_UNATTACHED:
                 return Value(tensor=True)
             out = Value(tensor=True)
@@ -225,7 +228,8 @@ class Evaluator:
                 out = out | self.value(a, fn)
             return out
         if last[:1].isupper() and isinstance(call.func, (cst.Name, cst.Attribute)):  # SomeClass(...)
-            is_mod = last in self.module_classes or model_like(last) or last.endswith("Loss")
+            is_mod = (last in self.module_classes or model_like(last) or last.endswith("Loss")
+                      or (name or "").startswith("nn."))  # nn.ModuleList(...) with ``from torch import nn``
             return Value(module=is_mod, cls=None if torch_rooted(name) else last)
         own_method = bool(name) and name.split(".")[0] == fn.instance and name.count(".") == 1 and not model_like(last)
         if isinstance(call.func, cst.Attribute) and not own_method:
@@ -241,7 +245,7 @@ class Evaluator:
             if recv.cls and (recv.cls, last) in self.returns:  # trainer.step(x) returning its loss
                 return Value(attached=grad, tensor=True)
             if last in ("detach", "detach_"):
-                return Value(tensor=recv.tensor or recv.attached)
+                return Value(tensor=recv.tensor or recv.attached, detached=True)
             if last == "cpu" or (last == "to" and _mentions_cpu(call)):
                 return Value(attached=recv.attached, deps=recv.deps)
             if recv.attached or recv.tensor:
@@ -278,7 +282,19 @@ class Evaluator:
         target = self.value(func, fn) if isinstance(func, (cst.Name, cst.Attribute, cst.Subscript)) else SAFE
         if target.module:
             return True
+        if isinstance(func, cst.Name) and func.value in self.functions and not _bound_locally(fn, func.value):
+            return loss_like(last)  # a function named like a model is no model
         return bool(last) and (loss_like(last) or (model_like(last) and isinstance(func, cst.Name)))
+
+
+def _bound_locally(fn: Function, name: str) -> bool:
+    """``name`` is bound in a function scope (a local model), not only at module level."""
+    scope: Function | None = fn
+    while scope is not None and not scope.is_module:
+        if name in scope.env:
+            return True
+        scope = scope.parent
+    return False
 
 
 def _no_graph_unless(grad: bool, v: Value) -> Value:

@@ -153,6 +153,8 @@ class Walker:
             elif isinstance(node, cst.Raise):
                 for rule in self.rules:
                     rule.on_raise(node, fn)
+            elif isinstance(node, (cst.Import, cst.ImportFrom)) and fn.is_module:
+                self.evaluator.functions |= _imported_names(node)
 
     def header(self, expr: cst.CSTNode, stmt: cst.CSTNode) -> None:
         self.scan(expr, stmt)
@@ -262,7 +264,7 @@ class Walker:
         fn.env[name] = val
         fn.bindings[name] = Binding(fn.counter, tuple(fn.loops))
         fn.stored.add(name)
-        if value is None or name not in ex.loaded_names(value):  # ``acc = acc + x`` is no reset
+        if value is None or not _keeps_old(value, name):  # ``acc = acc + x`` is no reset
             for loop in fn.loops:
                 loop.resets.add(name)
         if value is not None:
@@ -307,12 +309,9 @@ class Walker:
         fn = self.fn
         self.header(node.iter, node)
         iter_names = _iter_identifiers(node.iter)
-        loop = Loop(
-            node,
-            data_iter=self._data_iter(node.iter, iter_names),
-            targets=frozenset(ex.loaded_names(node.target)),
-        )
         iter_val = self.value(node.iter)
+        data, weak = self._data_iter(node.iter, iter_names)
+        loop = Loop(node, data_iter=data, targets=frozenset(ex.loaded_names(node.target)), weak=weak)
         is_mod = iter_val.module or any(MODULE_ITER_RE.search(n) for n in iter_names)
         fn.loops.append(loop)
         for name in loop.targets:
@@ -326,15 +325,26 @@ class Walker:
         if node.orelse is not None:
             self.suite(node.orelse.body)
 
-    def _data_iter(self, iterable: cst.BaseExpression, names: list[str]) -> bool:
+    def _data_iter(self, iterable: cst.BaseExpression, names: list[str]) -> tuple[bool, bool]:
+        """(each iteration takes fresh data, only by a weak name). What the iterable is decides first:
+        layers of a model (``zip(feats, self.blocks)``) or pieces of one tensor (``x.split(4)``) are
+        parts of one forward pass; ``range(n_batches)`` counts, only ``range(len(dataset))`` names data."""
+        parts = _iterated_parts(iterable)
+        if any(self.value(p).module or self.value(p).tensor or self.value(p).attached for p in parts):
+            return False, False
+        counted = isinstance(iterable, cst.Call) and ex.callee(iterable) == "range"
+        if counted:
+            sized = [a.value.args[0].value for a in iterable.args
+                     if isinstance(a.value, cst.Call) and ex.callee(a.value) == "len" and a.value.args]
+            names = [n for s in sized for n in _iter_identifiers(s)]
         tokens = {t for n in names for t in name_tokens(n)}
         if tokens & STRONG_DATA:
-            return True
-        if isinstance(iterable, cst.Call) and ex.callee(iterable) == "range":
-            return False  # range(num_steps) counts only when the body steps an optimizer
+            return True, False
         method = self.fn.enclosing_method()
         in_module = bool(method and method.cls and method.cls.is_module)
-        return not in_module and bool(tokens & WEAK_DATA)
+        # ``for _ in range(steps)`` repeats a computation: a step, unless what it builds is that call's result
+        weak = not in_module and (counted or bool(tokens & WEAK_DATA))
+        return weak, weak
 
     def while_loop(self, node: cst.While) -> None:
         fn = self.fn
@@ -343,7 +353,7 @@ class Walker:
         # and counts only when its body calls backward()/step().
         forever = (isinstance(node.test, cst.Name) and node.test.value == "True") or (
             isinstance(node.test, cst.Integer) and node.test.value != "0")
-        loop = Loop(node, data_iter=forever)
+        loop = Loop(node, data_iter=forever, capped=_len_capped(node.body.body) if forever else frozenset())
         fn.loops.append(loop)
         self._loop_body(loop, node)
 
@@ -412,6 +422,8 @@ class Walker:
             rule.leave_function(fn)
         parent.loads |= fn.loads - set(params) - fn.stored
         self.bind(name, None, node, SAFE)
+        if parent.is_module:
+            self.evaluator.functions.add(name)
         for rule in self.rules:
             rule.on_def(fn, parent)
 
@@ -482,6 +494,59 @@ def held_paths(value: cst.BaseExpression) -> list[str]:
         elif isinstance(cur, cst.DictComp):
             stack.append(cur.value)
     return out
+
+
+def _imported_names(node: cst.Import | cst.ImportFrom) -> set[str]:
+    if isinstance(node.names, cst.ImportStar):
+        return set()
+    out = set()
+    for alias in node.names:
+        bound = alias.asname.name if alias.asname else alias.name
+        if isinstance(bound, cst.Name):
+            out.add(bound.value)
+    return out
+
+
+def _keeps_old(value: cst.BaseExpression, name: str) -> bool:
+    """Whether rebinding ``name`` to ``value`` may keep its old value (``acc + x``, ``f(acc)``); a
+    comprehension that only iterates the old one (``{k: 0 for k in acc}``) builds it afresh."""
+    if isinstance(value, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+        kept = [value.key, value.value] if isinstance(value, cst.DictComp) else [value.elt]
+        return any(name in ex.loaded_names(part) for part in kept)
+    return name in ex.loaded_names(value)
+
+
+def _iterated_parts(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """What a loop walks: the arguments of ``zip``/``enumerate``/``reversed``/``tqdm``, else the iterable."""
+    if isinstance(expr, cst.Call) and ex.callee(expr) in ("zip", "enumerate", "reversed", "list", "tuple", "tqdm"):
+        out = []
+        for a in expr.args:
+            if a.keyword is None:
+                out += _iterated_parts(a.value)
+        return out
+    return [expr]
+
+
+def _len_capped(body: Sequence[cst.CSTNode]) -> frozenset[str]:
+    """Names X of ``if len(X) >= n: break`` directly in a loop body: the loop stops X growing."""
+    out: set[str] = set()
+    for stmt in body:
+        if isinstance(stmt, cst.If) and any(
+                isinstance(s, cst.SimpleStatementLine) and any(isinstance(b, cst.Break) for b in s.body)
+                for s in stmt.body.body):
+            for node in _walk(stmt.test):
+                if (isinstance(node, cst.Call) and ex.callee(node) == "len" and node.args
+                        and isinstance(node.args[0].value, cst.Name)):
+                    out.add(node.args[0].value.value)
+    return frozenset(out)
+
+
+def _walk(node: cst.CSTNode):
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        yield cur
+        stack.extend(ex.child_nodes(cur))
 
 
 def _iter_identifiers(expr: cst.BaseExpression) -> list[str]:

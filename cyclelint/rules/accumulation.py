@@ -15,6 +15,7 @@ import libcst as cst
 from ..analysis import exprs as ex
 from ..analysis.scopes import Function, Loop
 from ..analysis.tensors import Value
+from ..analysis.walker import held_names
 from ..vocabulary import APPENDS, CONCAT_FUNCS, INPLACE, dunder
 from .base import Rewrite, Rule
 from .fix_safety import Proofs
@@ -51,6 +52,7 @@ class Candidate:
     fn: Function | None = None
     backward_only: bool = False  # counts only in loops that call backward()/step()
     fix: Rewrite | None = None  # the safe rewrite, for CYC301/CYC302
+    slot_of: str | None = None  # ``self.X[i] = v``: X, judged once every assignment of self.X in the class is known
 
 
 class AccumulationRule(Rule):
@@ -70,6 +72,10 @@ class AccumulationRule(Rule):
         self.callers: dict[str, set[bool]] = {}  # function name -> grad modes it is called in
         self.numbers: set[tuple[int, str]] = set()  # (function, local) last bound to a number literal
         self.proofs: dict[int, Proofs] = {}  # per function: what --fix may rewrite safely
+        # item assignment never grows a list: locals and (class, attr) bound only to list displays
+        self.lists: set[tuple[int, str]] = set()
+        self.consumed: set[tuple[int, str]] = set()  # (function, local) returned or combined (cat/stack/sum)
+        self.attr_lists: dict[tuple[str, str], bool] = {}
 
     # -- events ------------------------------------------------------------
     def on_augassign(self, node, fn):
@@ -88,10 +94,11 @@ class AccumulationRule(Rule):
     def on_bind(self, name, value, stmt, fn):
         if name in ex.loaded_names(value) and not _walks_itself(value, name):
             self._recurrence(stmt, name, value, fn)
-        if _number_literal(value):
-            self.numbers.add((id(fn), name))
-        else:
-            self.numbers.discard((id(fn), name))
+        for kept, found in ((self.numbers, _number_literal(value)), (self.lists, _builds_list(value))):
+            if found:
+                kept.add((id(fn), name))
+            else:
+                kept.discard((id(fn), name))
 
     def on_store(self, store, fn):
         if store.augmented:
@@ -103,16 +110,29 @@ class AccumulationRule(Rule):
                 return
             self._add(store.stmt, "CYC302", path, store.value, self.walker.value(store.value), fn,
                       spread=method in SPREADS)
-        elif store.kind == "item" and path and _keyed_by_variable(store.stmt):
-            self._add(store.stmt, "CYC302", path, store.value, self.walker.value(store.value), fn)
+        elif store.kind == "item" and path and _keyed_by_variable(store.stmt) and (id(fn), path) not in self.lists:
+            head, _, attr = path.partition(".")
+            slot_of = attr if head == fn.instance and attr and "." not in attr else None
+            self._add(store.stmt, "CYC302", path, store.value, self.walker.value(store.value), fn, slot_of=slot_of)
         elif store.kind == "attr" and store.target:
+            method = fn.enclosing_method()
+            head, _, attr = store.target.partition(".")
+            if method and method.cls and head == fn.instance and "." not in attr and not _none(store.value):
+                key = (method.cls.name, attr)
+                self.attr_lists[key] = self.attr_lists.get(key, True) and _builds_list(store.value)
             if _grows(store.value, store.target):
                 self._recurrence(store.stmt, store.target, store.value, fn)
             elif fn.instance and store.target.startswith(fn.instance + "."):
                 self.resets.setdefault(id(fn), set()).add(store.target)
 
+    def on_return(self, node, fn):
+        if node.value is not None:
+            self.consumed |= {(id(fn), n) for n in ex.loaded_names(node.value)}
+
     def on_call(self, call, stmt, fn):
         name = ex.method_name(call)
+        if (ex.last_part(ex.callee(call)) in CONCAT_FUNCS or ex.callee(call) == "sum") and call.args:
+            self.consumed |= {(id(fn), n) for n in held_names(call.args[0].value)}
         if name in INPLACE:
             base = ex.receiver(call)
             while isinstance(base, cst.Call) and ex.method_name(base) in INPLACE:
@@ -152,7 +172,7 @@ class AccumulationRule(Rule):
         self._add(stmt, code, acc, value, self.walker.value(value), fn, backward_only=not _grows(value, acc))
 
     def _add(self, stmt, code, acc, expr, val: Value, fn: Function, backward_only: bool = False,
-             spread: bool = False, fixes: list[cst.BaseExpression] | None = None) -> None:
+             spread: bool = False, fixes: list[cst.BaseExpression] | None = None, slot_of: str | None = None) -> None:
         root = acc.split(".", 1)[0]
         binding = fn.bindings.get(root)
         if root == fn.instance or binding is None:
@@ -163,7 +183,7 @@ class AccumulationRule(Rule):
         if loops or state:
             fix = None if backward_only else self._rewrite(stmt, fixes or [expr], code, acc, fn, spread)
             self.cands.setdefault(id(fn), []).append(
-                Candidate(stmt, code, acc, expr, val, loops, state, fn, backward_only, fix))
+                Candidate(stmt, code, acc, expr, val, loops, state, fn, backward_only, fix, slot_of))
 
     def _rewrite(self, stmt, exprs: list[cst.BaseExpression], code: str, acc: str, fn: Function,
                  spread: bool) -> Rewrite | None:
@@ -199,6 +219,9 @@ class AccumulationRule(Rule):
     # -- judging -----------------------------------------------------------
     def leave_function(self, fn):
         self.numbers = {key for key in self.numbers if key[0] != id(fn)}  # ids are reused once fn is gone
+        self.lists = {key for key in self.lists if key[0] != id(fn)}
+        consumed = self.consumed
+        self.consumed = {key for key in consumed if key[0] != id(fn)}
         self.proofs.pop(id(fn), None)
         backward = set(fn.backward_names)
         for name in list(backward):
@@ -210,12 +233,17 @@ class AccumulationRule(Rule):
             if id(c.stmt) in self.reported or c.acc in backward or c.acc.split("[")[0] in backward:
                 continue
             attached = c.value.attached or bool(c.value.deps & fn.backward_names)
-            loops = [loop for loop in c.loops if c.acc not in loop.resets]
+            # a function's local list built in a loop over prompts/chunks and returned or combined is
+            # that call's result, not kept across steps
+            local = not c.state and not fn.is_module and (id(fn), c.acc) in consumed and c.code != "CYC303"
+            loops = [loop for loop in c.loops if c.acc not in loop.resets and c.acc not in loop.capped
+                     and not (local and loop.weak and not loop.has_step)]
             if any(loop.has_step if c.backward_only else loop.is_step for loop in loops):
                 if attached:
                     self.loop_found.append((c, c.code))
-                elif c.value.tensor and c.code == "CYC302":
-                    self.loop_found.append((c, "CYC304"))
+                elif c.value.tensor and c.code == "CYC302" and any(loop.data_iter and not (local and loop.weak)
+                                                                   for loop in loops):
+                    self.loop_found.append((c, "CYC304"))  # memory that grows with the data iterated
             elif c.state and not c.backward_only and c.acc not in resets and fn.grad_enabled:
                 self.state.append(c)
         for cls, method, slot, val in self.pending_calls.pop(id(fn), []):
@@ -235,13 +263,15 @@ class AccumulationRule(Rule):
             # forward() of a module receives tensors that carry autograd history
             attached = set(params) if method.name == "forward" and method.cls.is_module else set()
             attached |= slot_params(self.evidence.get((method.cls.name, method.name), ()), params)
-            if c.value.attached or c.value.deps & attached:
+            known = bool(c.value.attached or c.value.deps & attached)
+            if known and not method.cls.bases:
                 self._emit(c, "CYC305")
-            elif ("CYC305" in self.enabled and c.value.deps & set(params)  # a caller elsewhere may pass a graph
-                  and not dunder(method.name)):
+            elif "CYC305" in self.enabled and not self._slot_overwrite(c) and (known or (
+                    c.value.deps & set(params) and not dunder(method.name))):  # a caller elsewhere may pass a graph
+                # judged with the project: a base class in another file may run the method with grad off
                 self.walker.facts.states.append(StateCandidate(
                     c.stmt, method.cls.name, method.name, params, sorted(c.value.deps & set(params)),
-                    MESSAGES["CYC305"].format(acc=c.acc, val=_short(c.expr))))
+                    MESSAGES["CYC305"].format(acc=c.acc, val=_short(c.expr)), known))
         self.state = []
         if "CYC305" in self.enabled:
             self.walker.facts.evidence += [(cls, method, slot) for (cls, method), slots in self.evidence.items()
@@ -252,7 +282,14 @@ class AccumulationRule(Rule):
         modes = self.callers.get(fn.name) if fn is not None else None
         return bool(modes) and not any(modes)
 
+    def _slot_overwrite(self, c: Candidate) -> bool:
+        """``self.X[i] = v`` with self.X only ever a list in its class: a slot overwritten, not growth."""
+        method = c.fn.enclosing_method() if c.fn else None
+        return bool(c.slot_of and method and method.cls and self.attr_lists.get((method.cls.name, c.slot_of)))
+
     def _emit(self, c: Candidate, code: str) -> None:
+        if self._slot_overwrite(c):
+            return
         self.reported.add(id(c.stmt))
         val = _short(c.expr)
         self.report(c.stmt, code, MESSAGES[code].format(acc=c.acc, val=val), c.fix if code in FIXABLE else None)
@@ -269,6 +306,7 @@ class StateCandidate:
     params: list[str]
     deps: list[str]
     message: str
+    attached: bool = False  # judged attached here: reported unless a base class runs the method with grad off
 
 
 def slot_params(slots, params: list[str]) -> set[str]:
@@ -303,6 +341,17 @@ def _grows(value: cst.BaseExpression, path: str) -> bool:
 
 _NOT_A_TENSOR = (cst.Dict, cst.Set, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.StarredElement,
                  cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+
+
+def _builds_list(value: cst.BaseExpression) -> bool:
+    """``[]``, ``[None] * n``, ``[f(x) for x in xs]``, ``list(...)``: a list, which ``x[i] = v`` cannot grow."""
+    if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Multiply):
+        return _builds_list(value.left) or _builds_list(value.right)
+    return isinstance(value, (cst.List, cst.ListComp)) or (isinstance(value, cst.Call) and ex.callee(value) == "list")
+
+
+def _none(value: cst.BaseExpression) -> bool:
+    return isinstance(value, cst.Name) and value.value == "None"
 
 
 def _number_literal(value: cst.BaseExpression) -> bool:
