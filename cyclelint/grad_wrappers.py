@@ -25,9 +25,11 @@ def grad_off_methods(cls: ast.ClassDef) -> list[str]:
     for f in methods.values():
         this = _self_name(f)
         for node in ast.walk(f):
-            if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and len(node.targets) == 1):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+                node, ast.AnnAssign) else []
+            if len(targets) != 1 or not isinstance(node.value, ast.Call):
                 continue
-            path, call = dotted(node.targets[0]), node.value
+            path, call = dotted(targets[0]), node.value
             if (path and path.startswith(f"{this}.") and dotted(call.func) in {f"{this}.{w}" for w in wrappers}
                     and len(call.args) == 1 and dotted(call.args[0]) == path):
                 out.add(path.split(".", 1)[1])

@@ -74,6 +74,7 @@ TORCH_UNATTACHED = frozenset(
     }
 )
 NO_GRAD_CONTEXTS = frozenset({"no_grad", "inference_mode"})
+RETURNS_OF = "()"  # a dependency on what a function of the file returns: "()Class.method", "().helper"
 
 
 def is_torch(name: str | None) -> bool:
@@ -253,18 +254,28 @@ class Evaluator:
             if recv.deps and not recv.module and not recv.cls:
                 # x.mean(0) on a parameter: attached if the caller's x turns out to be
                 return Value(deps=recv.deps if grad else frozenset())
-        if self._is_model_callee(call.func, fn, last) or self._returns_attached(call.func, fn):
+        if self._is_model_callee(call.func, fn, last):
             return Value(attached=grad, tensor=True)
+        key = self._own_callee(call.func, fn)
+        if key in self.returns:
+            return Value(attached=grad, tensor=True)
+        if key and grad:  # defined later in the file: judged once its returns are known (see returns_later)
+            return Value(deps=frozenset((RETURNS_OF + ".".join(key),)))
         return SAFE
 
-    def _returns_attached(self, func: cst.BaseExpression, fn: Function) -> bool:
-        """``helper(x)`` of this file, or ``self.helper(x)`` of this class, seen returning a graph."""
+    def _own_callee(self, func: cst.BaseExpression, fn: Function) -> tuple[str, str] | None:
+        """("", helper) for ``helper(x)``, (class, method) for ``self.method(x)`` of this class."""
         if isinstance(func, cst.Name):
-            return ("", func.value) in self.returns
+            return "", func.value
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == fn.instance:
             method = fn.enclosing_method()
-            return bool(method and method.cls) and (method.cls.name, func.attr.value) in self.returns
-        return False
+            return (method.cls.name, func.attr.value) if method and method.cls else None
+        return None
+
+    def returns_later(self, v: Value) -> bool:
+        """Whether ``v`` comes from a function of this file that turned out to return a graph."""
+        return any(tuple(d[len(RETURNS_OF):].split(".", 1)) in self.returns for d in v.deps
+                   if d.startswith(RETURNS_OF))
 
     def _is_model_callee(self, func: cst.BaseExpression, fn: Function, last: str) -> bool:
         if isinstance(func, cst.Name) and func.value == fn.instance:

@@ -64,6 +64,7 @@ class Walker:
     # -- entry -------------------------------------------------------------
     def run(self, module: cst.Module) -> None:
         self.module = module
+        self.evaluator.functions = _module_functions(module.body)
         for rule in self.rules:
             rule.walker = self
         try:
@@ -153,8 +154,6 @@ class Walker:
             elif isinstance(node, cst.Raise):
                 for rule in self.rules:
                     rule.on_raise(node, fn)
-            elif isinstance(node, (cst.Import, cst.ImportFrom)) and fn.is_module:
-                self.evaluator.functions |= _imported_names(node)
 
     def header(self, expr: cst.CSTNode, stmt: cst.CSTNode) -> None:
         self.scan(expr, stmt)
@@ -422,8 +421,6 @@ class Walker:
             rule.leave_function(fn)
         parent.loads |= fn.loads - set(params) - fn.stored
         self.bind(name, None, node, SAFE)
-        if parent.is_module:
-            self.evaluator.functions.add(name)
         for rule in self.rules:
             rule.on_def(fn, parent)
 
@@ -496,14 +493,27 @@ def held_paths(value: cst.BaseExpression) -> list[str]:
     return out
 
 
-def _imported_names(node: cst.Import | cst.ImportFrom) -> set[str]:
-    if isinstance(node.names, cst.ImportStar):
-        return set()
-    out = set()
-    for alias in node.names:
-        bound = alias.asname.name if alias.asname else alias.name
-        if isinstance(bound, cst.Name):
-            out.add(bound.value)
+def _module_functions(body: Sequence[cst.CSTNode]) -> set[str]:
+    """Names the module binds by ``def`` or ``import`` (also under top-level ``if``/``try``), known
+    before the walk so that a call above the ``def`` is judged the same."""
+    out: set[str] = set()
+    for stmt in body:
+        if isinstance(stmt, cst.FunctionDef):
+            out.add(stmt.name.value)
+        elif isinstance(stmt, (cst.If, cst.Try)):
+            out |= _module_functions(stmt.body.body)
+            orelse = stmt.orelse if isinstance(stmt, cst.If) else None
+            if isinstance(orelse, cst.Else):
+                out |= _module_functions(orelse.body.body)
+            for handler in getattr(stmt, "handlers", ()):
+                out |= _module_functions(handler.body.body)
+        elif isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
+                    for alias in small.names:
+                        bound = alias.asname.name if alias.asname else alias.name
+                        if isinstance(bound, cst.Name):
+                            out.add(bound.value)
     return out
 
 

@@ -14,8 +14,7 @@ import libcst as cst
 
 from ..analysis import exprs as ex
 from ..analysis.scopes import Function, Loop
-from ..analysis.tensors import Value
-from ..analysis.walker import held_names
+from ..analysis.tensors import RETURNS_OF, Value
 from ..vocabulary import APPENDS, CONCAT_FUNCS, INPLACE, dunder
 from .base import Rewrite, Rule
 from .fix_safety import Proofs
@@ -33,6 +32,7 @@ MESSAGES = {
     "every call alive; update it from {val}.detach() or under torch.no_grad()",
 }
 FIXABLE = ("CYC301", "CYC302")
+DRAINS = frozenset({"pop", "popleft", "popitem", "clear"})
 SPREADS = frozenset({"extend", "extendleft"})  # the argument's elements are what is kept
 AUG_OPS = (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.DivideAssign)
 # The parameter (after ``self``) of a hook method that receives what the module computed.
@@ -69,12 +69,15 @@ class AccumulationRule(Rule):
         self.pending_calls: dict[int, list[tuple[str, str, object, Value]]] = {}
         self.reported: set[int] = set()
         self.loop_found: list[tuple[Candidate, str]] = []
-        self.callers: dict[str, set[bool]] = {}  # function name -> grad modes it is called in
+        self.later: list[Candidate] = []  # attached if a function defined later returns a graph
+        # function name -> (grad mode, calling function's name) of each call in the file
+        self.callers: dict[str, set[tuple[bool, str]]] = {}
         self.numbers: set[tuple[int, str]] = set()  # (function, local) last bound to a number literal
         self.proofs: dict[int, Proofs] = {}  # per function: what --fix may rewrite safely
         # item assignment never grows a list: locals and (class, attr) bound only to list displays
         self.lists: set[tuple[int, str]] = set()
         self.consumed: set[tuple[int, str]] = set()  # (function, local) returned or combined (cat/stack/sum)
+        self.drained: set[tuple[str, str]] = set()  # (class, self.X) some method pops: a queue, not a history
         self.attr_lists: dict[tuple[str, str], bool] = {}
 
     # -- events ------------------------------------------------------------
@@ -132,7 +135,10 @@ class AccumulationRule(Rule):
     def on_call(self, call, stmt, fn):
         name = ex.method_name(call)
         if (ex.last_part(ex.callee(call)) in CONCAT_FUNCS or ex.callee(call) == "sum") and call.args:
-            self.consumed |= {(id(fn), n) for n in held_names(call.args[0].value)}
+            self.consumed |= {(id(fn), n) for n in ex.loaded_names(call.args[0].value)}
+        method = fn.enclosing_method()
+        if name in DRAINS and method and method.cls and ex.receiver(call) is not None:
+            self.drained.add((method.cls.name, ex.dotted(ex.receiver(call)) or ""))
         if name in INPLACE:
             base = ex.receiver(call)
             while isinstance(base, cst.Call) and ex.method_name(base) in INPLACE:
@@ -154,7 +160,7 @@ class AccumulationRule(Rule):
                 self.evidence.setdefault((cls, hook.attr.value), set()).add(HOOK_SLOTS[name])
         called = name or ex.callee(call)
         if called:
-            self.callers.setdefault(called, set()).add(fn.grad_enabled)
+            self.callers.setdefault(called, set()).add((fn.grad_enabled, fn.name))
         recv = ex.receiver(call)
         if name and recv is not None:
             target = self.walker.value(recv)
@@ -241,6 +247,8 @@ class AccumulationRule(Rule):
             if any(loop.has_step if c.backward_only else loop.is_step for loop in loops):
                 if attached:
                     self.loop_found.append((c, c.code))
+                elif any(d.startswith(RETURNS_OF) for d in c.value.deps):
+                    self.later.append(c)  # tr_loss += self.training_step(...), defined further down
                 elif c.value.tensor and c.code == "CYC302" and any(loop.data_iter and not (local and loop.weak)
                                                                    for loop in loops):
                     self.loop_found.append((c, "CYC304"))  # memory that grows with the data iterated
@@ -251,14 +259,17 @@ class AccumulationRule(Rule):
                 self.evidence.setdefault((cls, method), set()).add(slot)
 
     def leave_file(self):
+        self.loop_found += [(c, c.code) for c in self.later if self.walker.evaluator.returns_later(c.value)]
+        self.later = []
         for c, code in self.loop_found:
             if code == "CYC304" or not self._only_called_without_grad(c.fn):
                 self._emit(c, code)
         self.loop_found = []
         for c in self.state:
             method = c.fn.enclosing_method() if c.fn else None
-            if method is None or method.cls is None or id(c.stmt) in self.reported:
-                continue
+            if method is None or method.cls is None or id(c.stmt) in self.reported or (
+                    method.cls.name, c.acc) in self.drained:
+                continue  # appended here and popped by another method (forward parks, backward takes)
             params = method.params[1:]
             # forward() of a module receives tensors that carry autograd history
             attached = set(params) if method.name == "forward" and method.cls.is_module else set()
@@ -278,9 +289,17 @@ class AccumulationRule(Rule):
                                            for slot in slots]
 
     def _only_called_without_grad(self, fn: Function | None) -> bool:
-        """Every call of this function in the file runs under no_grad (``_sample`` called by ``generate``)."""
-        modes = self.callers.get(fn.name) if fn is not None else None
-        return bool(modes) and not any(modes)
+        """Every call of this function in the file runs under no_grad (``_sample`` called by ``generate``),
+        directly or from functions themselves only called so (``encode_prompt`` called by a
+        ``@torch.no_grad`` ``__call__``)."""
+        return fn is not None and self._grad_off(fn.name, set())
+
+    def _grad_off(self, name: str, seen: set[str]) -> bool:
+        calls = self.callers.get(name)
+        if not calls or name in seen:
+            return bool(calls)  # a cycle of calls adds no grad-enabled entry of its own
+        seen.add(name)
+        return all(not mode or (caller != name and self._grad_off(caller, seen)) for mode, caller in calls)
 
     def _slot_overwrite(self, c: Candidate) -> bool:
         """``self.X[i] = v`` with self.X only ever a list in its class: a slot overwritten, not growth."""
