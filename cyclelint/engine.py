@@ -341,10 +341,13 @@ def _resolve_states(results: list[FileResult]) -> None:
                 fed.setdefault((home, name, method), set()).add(slot)
     for res in results:
         for st in res.states:
-            if any(st.method in files[home].classes[name].grad_off
-                   for home, name in _with_bases(st.cls, res.path, files, homes)):
+            chain = _with_bases(st.cls, res.path, files, homes)
+            if any(st.method in files[home].classes[name].grad_off for home, name in chain):
                 continue  # the method always runs under the class's own no_grad wrapper
-            if st.attached or set(st.deps) & slot_params(fed.get((res.path, st.cls, st.method), ()), st.params):
+            # forward() of a module (its base being a module class of another file) receives graphs
+            forward = st.method == "forward" and any(files[home].classes[name].is_module for home, name in chain)
+            if st.attached or forward or set(st.deps) & slot_params(fed.get((res.path, st.cls, st.method), ()),
+                                                                    st.params):
                 res.findings.append(Finding(res.path, st.line, st.column, st.end_line, st.end_column, "CYC305",
                                             st.message))
         res.states = []

@@ -112,6 +112,8 @@ class Evaluator:
         # module-level names bound by ``def`` or ``import``: functions, judged by what they return, not by
         # their name (``evaluate_policy(...)`` is no call of a policy network)
         self.functions: set[str] = set()
+        self.later_methods: dict[str, set[str]] = {}  # class -> every method its body defines (known upfront)
+        self.returns_via: dict[tuple[str, str], set[str]] = {}  # function -> RETURNS_OF deps of what it returns
         self._memo: dict[int, Value] | None = None  # values of the sub-expressions of the expression being evaluated
 
 
@@ -273,9 +275,20 @@ class Evaluator:
         return None
 
     def returns_later(self, v: Value) -> bool:
-        """Whether ``v`` comes from a function of this file that turned out to return a graph."""
-        return any(tuple(d[len(RETURNS_OF):].split(".", 1)) in self.returns for d in v.deps
-                   if d.startswith(RETURNS_OF))
+        """Whether ``v`` comes from a function of this file that turned out to return a graph,
+        itself or through the functions whose results it returns."""
+        todo = [d for d in v.deps if d.startswith(RETURNS_OF)]
+        seen: set[str] = set()
+        while todo:
+            dep = todo.pop()
+            if dep in seen:
+                continue
+            seen.add(dep)
+            key = tuple(dep[len(RETURNS_OF):].split(".", 1))
+            if key in self.returns:
+                return True
+            todo += self.returns_via.get(key, ())
+        return False
 
     def _is_model_callee(self, func: cst.BaseExpression, fn: Function, last: str) -> bool:
         if isinstance(func, cst.Name) and func.value == fn.instance:
@@ -286,6 +299,8 @@ class Evaluator:
             cls = method.cls if method else None
             if cls and last in cls.methods:  # self.path_of_module(m) is a method, self.forward(x) a forward pass
                 return last in FORWARD_METHODS or loss_like(last)
+            if cls and last in self.later_methods.get(cls.name, ()):
+                return False  # a method defined further down: judged by what it returns (returns_later)
             if cls and cls.is_module and last in cls.data_attrs:
                 return True
         if isinstance(func, cst.Call):  # nn.CrossEntropyLoss()(out, y)

@@ -20,7 +20,7 @@ from ..vocabulary import (
 )
 from . import exprs as ex
 from .scopes import Binding, ClassInfo, Function, Loop
-from .tensors import NO_GRAD_CONTEXTS, SAFE, Evaluator, Value, grad_context
+from .tensors import NO_GRAD_CONTEXTS, RETURNS_OF, SAFE, Evaluator, Value, grad_context
 
 if TYPE_CHECKING:
     from ..rules.base import Rule
@@ -65,6 +65,9 @@ class Walker:
     def run(self, module: cst.Module) -> None:
         self.module = module
         self.evaluator.functions = _module_functions(module.body)
+        self.evaluator.later_methods = {
+            c.name.value: {f.name.value for f in c.body.body if isinstance(f, cst.FunctionDef)}
+            for c in module.body if isinstance(c, cst.ClassDef)}
         for rule in self.rules:
             rule.walker = self
         try:
@@ -249,8 +252,13 @@ class Walker:
         callers' results attached (``loss = compute_loss(model, batch)``, ``trainer.step(x)``),
         for the calls that come after it in the file."""
         owner = fn.cls.name if fn.cls and fn.is_method else "" if fn.parent and fn.parent.is_module else None
-        if owner is not None and node.value is not None and self.value(node.value).attached:
-            self.evaluator.returns.add((owner, fn.name))
+        if owner is not None and node.value is not None:
+            val = self.value(node.value)
+            if val.attached:
+                self.evaluator.returns.add((owner, fn.name))
+            later = {d for d in val.deps if d.startswith(RETURNS_OF)}
+            if later:  # what a function defined further down returns
+                self.evaluator.returns_via.setdefault((owner, fn.name), set()).update(later)
 
     def bind(self, name: str, value: cst.BaseExpression | None, stmt: cst.CSTNode, val: Value | None = None) -> None:
         fn = self.fn

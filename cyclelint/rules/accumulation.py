@@ -297,9 +297,8 @@ class AccumulationRule(Rule):
     def _grad_off(self, name: str, seen: set[str]) -> bool:
         calls = self.callers.get(name)
         if not calls or name in seen:
-            return bool(calls)  # a cycle of calls adds no grad-enabled entry of its own
-        seen.add(name)
-        return all(not mode or (caller != name and self._grad_off(caller, seen)) for mode, caller in calls)
+            return False  # never called here, or called around a cycle: nothing shows grad is off
+        return all(not mode or self._grad_off(caller, seen | {name}) for mode, caller in calls)
 
     def _slot_overwrite(self, c: Candidate) -> bool:
         """``self.X[i] = v`` with self.X only ever a list in its class: a slot overwritten, not growth."""
