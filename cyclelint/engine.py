@@ -346,10 +346,11 @@ def _resolve_states(results: list[FileResult]) -> None:
                 continue  # the method always runs under the class's own no_grad wrapper
             # forward() of a module (its base being a module class of another file) receives graphs
             forward = st.method == "forward" and any(files[home].classes[name].is_module for home, name in chain)
-            if st.attached or forward or set(st.deps) & slot_params(fed.get((res.path, st.cls, st.method), ()),
-                                                                    st.params):
+            fed_here = set(st.deps) & slot_params(fed.get((res.path, st.cls, st.method), ()), st.params)
+            if st.attached or forward or fed_here:
+                why = "" if st.attached or fed_here else " (forward() of a module: its inputs carry the caller's graph)"
                 res.findings.append(Finding(res.path, st.line, st.column, st.end_line, st.end_column, "CYC305",
-                                            st.message))
+                                            st.message + why))
         res.states = []
 
 

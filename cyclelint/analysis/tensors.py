@@ -274,21 +274,21 @@ class Evaluator:
             return (method.cls.name, func.attr.value) if method and method.cls else None
         return None
 
-    def returns_later(self, v: Value) -> bool:
-        """Whether ``v`` comes from a function of this file that turned out to return a graph,
-        itself or through the functions whose results it returns."""
-        todo = [d for d in v.deps if d.startswith(RETURNS_OF)]
-        seen: set[str] = set()
-        while todo:
-            dep = todo.pop()
-            if dep in seen:
-                continue
-            seen.add(dep)
-            key = tuple(dep[len(RETURNS_OF):].split(".", 1))
-            if key in self.returns:
-                return True
-            todo += self.returns_via.get(key, ())
-        return False
+    def returns_later(self, v: Value) -> str | None:
+        """The function of this file ``v`` comes from, if it turned out to return a graph, itself or
+        through the functions whose results it returns."""
+        for first in sorted(d for d in v.deps if d.startswith(RETURNS_OF)):
+            todo, seen = [first], set()
+            while todo:
+                dep = todo.pop()
+                if dep in seen:
+                    continue
+                seen.add(dep)
+                key = tuple(dep[len(RETURNS_OF):].split(".", 1))
+                if key in self.returns:
+                    return first[len(RETURNS_OF):].lstrip(".")
+                todo += self.returns_via.get(key, ())
+        return None
 
     def _is_model_callee(self, func: cst.BaseExpression, fn: Function, last: str) -> bool:
         if isinstance(func, cst.Name) and func.value == fn.instance:

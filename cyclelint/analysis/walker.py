@@ -19,12 +19,13 @@ from ..vocabulary import (
     name_tokens,
 )
 from . import exprs as ex
+from .bindings import keeps_old, module_functions
+from .loops import iterated_parts, len_capped
 from .scopes import Binding, ClassInfo, Function, Loop
 from .tensors import NO_GRAD_CONTEXTS, RETURNS_OF, SAFE, Evaluator, Value, grad_context
 
 if TYPE_CHECKING:
     from ..rules.base import Rule
-
 
 
 @dataclass
@@ -64,7 +65,7 @@ class Walker:
     # -- entry -------------------------------------------------------------
     def run(self, module: cst.Module) -> None:
         self.module = module
-        self.evaluator.functions = _module_functions(module.body)
+        self.evaluator.functions = module_functions(module.body)
         self.evaluator.later_methods = {
             c.name.value: {f.name.value for f in c.body.body if isinstance(f, cst.FunctionDef)}
             for c in module.body if isinstance(c, cst.ClassDef)}
@@ -271,7 +272,7 @@ class Walker:
         fn.env[name] = val
         fn.bindings[name] = Binding(fn.counter, tuple(fn.loops))
         fn.stored.add(name)
-        if value is None or not _keeps_old(value, name):  # ``acc = acc + x`` is no reset
+        if value is None or not keeps_old(value, name):  # ``acc = acc + x`` is no reset
             for loop in fn.loops:
                 loop.resets.add(name)
         if value is not None:
@@ -336,7 +337,7 @@ class Walker:
         """(each iteration takes fresh data, only by a weak name). What the iterable is decides first:
         layers of a model (``zip(feats, self.blocks)``) or pieces of one tensor (``x.split(4)``) are
         parts of one forward pass; ``range(n_batches)`` counts, only ``range(len(dataset))`` names data."""
-        parts = _iterated_parts(iterable)
+        parts = iterated_parts(iterable)
         if any(self.value(p).module or self.value(p).tensor or self.value(p).attached for p in parts):
             return False, False
         counted = isinstance(iterable, cst.Call) and ex.callee(iterable) == "range"
@@ -360,7 +361,7 @@ class Walker:
         # and counts only when its body calls backward()/step().
         forever = (isinstance(node.test, cst.Name) and node.test.value == "True") or (
             isinstance(node.test, cst.Integer) and node.test.value != "0")
-        loop = Loop(node, data_iter=forever, capped=_len_capped(node.body.body) if forever else frozenset())
+        loop = Loop(node, data_iter=forever, capped=len_capped(node.body.body) if forever else frozenset())
         fn.loops.append(loop)
         self._loop_body(loop, node)
 
@@ -499,72 +500,6 @@ def held_paths(value: cst.BaseExpression) -> list[str]:
         elif isinstance(cur, cst.DictComp):
             stack.append(cur.value)
     return out
-
-
-def _module_functions(body: Sequence[cst.CSTNode]) -> set[str]:
-    """Names the module binds by ``def`` or ``import`` (also under top-level ``if``/``try``), known
-    before the walk so that a call above the ``def`` is judged the same."""
-    out: set[str] = set()
-    for stmt in body:
-        if isinstance(stmt, cst.FunctionDef):
-            out.add(stmt.name.value)
-        elif isinstance(stmt, (cst.If, cst.Try)):
-            out |= _module_functions(stmt.body.body)
-            orelse = stmt.orelse if isinstance(stmt, cst.If) else None
-            if isinstance(orelse, cst.Else):
-                out |= _module_functions(orelse.body.body)
-            for handler in getattr(stmt, "handlers", ()):
-                out |= _module_functions(handler.body.body)
-        elif isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
-                    for alias in small.names:
-                        bound = alias.asname.name if alias.asname else alias.name
-                        if isinstance(bound, cst.Name):
-                            out.add(bound.value)
-    return out
-
-
-def _keeps_old(value: cst.BaseExpression, name: str) -> bool:
-    """Whether rebinding ``name`` to ``value`` may keep its old value (``acc + x``, ``f(acc)``); a
-    comprehension that only iterates the old one (``{k: 0 for k in acc}``) builds it afresh."""
-    if isinstance(value, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
-        kept = [value.key, value.value] if isinstance(value, cst.DictComp) else [value.elt]
-        return any(name in ex.loaded_names(part) for part in kept)
-    return name in ex.loaded_names(value)
-
-
-def _iterated_parts(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
-    """What a loop walks: the arguments of ``zip``/``enumerate``/``reversed``/``tqdm``, else the iterable."""
-    if isinstance(expr, cst.Call) and ex.callee(expr) in ("zip", "enumerate", "reversed", "list", "tuple", "tqdm"):
-        out = []
-        for a in expr.args:
-            if a.keyword is None:
-                out += _iterated_parts(a.value)
-        return out
-    return [expr]
-
-
-def _len_capped(body: Sequence[cst.CSTNode]) -> frozenset[str]:
-    """Names X of ``if len(X) >= n: break`` directly in a loop body: the loop stops X growing."""
-    out: set[str] = set()
-    for stmt in body:
-        if isinstance(stmt, cst.If) and any(
-                isinstance(s, cst.SimpleStatementLine) and any(isinstance(b, cst.Break) for b in s.body)
-                for s in stmt.body.body):
-            for node in _walk(stmt.test):
-                if (isinstance(node, cst.Call) and ex.callee(node) == "len" and node.args
-                        and isinstance(node.args[0].value, cst.Name)):
-                    out.add(node.args[0].value.value)
-    return frozenset(out)
-
-
-def _walk(node: cst.CSTNode):
-    stack = [node]
-    while stack:
-        cur = stack.pop()
-        yield cur
-        stack.extend(ex.child_nodes(cur))
 
 
 def _iter_identifiers(expr: cst.BaseExpression) -> list[str]:

@@ -32,7 +32,7 @@ MESSAGES = {
     "every call alive; update it from {val}.detach() or under torch.no_grad()",
 }
 FIXABLE = ("CYC301", "CYC302")
-DRAINS = frozenset({"pop", "popleft", "popitem", "clear"})
+DRAINS = frozenset({"pop", "popleft"})  # item by item: a queue; clear() at epoch end still keeps an epoch
 SPREADS = frozenset({"extend", "extendleft"})  # the argument's elements are what is kept
 AUG_OPS = (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.DivideAssign)
 # The parameter (after ``self``) of a hook method that receives what the module computed.
@@ -53,6 +53,7 @@ class Candidate:
     backward_only: bool = False  # counts only in loops that call backward()/step()
     fix: Rewrite | None = None  # the safe rewrite, for CYC301/CYC302
     slot_of: str | None = None  # ``self.X[i] = v``: X, judged once every assignment of self.X in the class is known
+    why: str | None = None  # where the value's graph comes from, when the message should say it
 
 
 class AccumulationRule(Rule):
@@ -259,7 +260,11 @@ class AccumulationRule(Rule):
                 self.evidence.setdefault((cls, method), set()).add(slot)
 
     def leave_file(self):
-        self.loop_found += [(c, c.code) for c in self.later if self.walker.evaluator.returns_later(c.value)]
+        for c in self.later:
+            source = self.walker.evaluator.returns_later(c.value)
+            if source:
+                c.why = f"{source}() returns a graph-attached value"
+                self.loop_found.append((c, c.code))
         self.later = []
         for c, code in self.loop_found:
             if code == "CYC304" or not self._only_called_without_grad(c.fn):
@@ -274,7 +279,10 @@ class AccumulationRule(Rule):
             # forward() of a module receives tensors that carry autograd history
             attached = set(params) if method.name == "forward" and method.cls.is_module else set()
             attached |= slot_params(self.evidence.get((method.cls.name, method.name), ()), params)
-            known = bool(c.value.attached or c.value.deps & attached)
+            source = self.walker.evaluator.returns_later(c.value)
+            if source:
+                c.why = f"{source}() returns a graph-attached value"
+            known = bool(c.value.attached or c.value.deps & attached or source)
             if known and not method.cls.bases:
                 self._emit(c, "CYC305")
             elif "CYC305" in self.enabled and not self._slot_overwrite(c) and (known or (
@@ -282,7 +290,7 @@ class AccumulationRule(Rule):
                 # judged with the project: a base class in another file may run the method with grad off
                 self.walker.facts.states.append(StateCandidate(
                     c.stmt, method.cls.name, method.name, params, sorted(c.value.deps & set(params)),
-                    MESSAGES["CYC305"].format(acc=c.acc, val=_short(c.expr)), known))
+                    _message("CYC305", c), known))
         self.state = []
         if "CYC305" in self.enabled:
             self.walker.facts.evidence += [(cls, method, slot) for (cls, method), slots in self.evidence.items()
@@ -309,8 +317,7 @@ class AccumulationRule(Rule):
         if self._slot_overwrite(c):
             return
         self.reported.add(id(c.stmt))
-        val = _short(c.expr)
-        self.report(c.stmt, code, MESSAGES[code].format(acc=c.acc, val=val), c.fix if code in FIXABLE else None)
+        self.report(c.stmt, code, _message(code, c), c.fix if code in FIXABLE else None)
 
 
 @dataclass
@@ -404,6 +411,11 @@ def _concat_of(value: cst.BaseExpression, acc: str) -> bool:
         return False
     first = value.args[0].value
     return isinstance(first, (cst.List, cst.Tuple)) and any(ex.dotted(e.value) == acc for e in first.elements)
+
+
+def _message(code: str, c: Candidate) -> str:
+    text = MESSAGES[code].format(acc=c.acc, val=_short(c.expr))
+    return f"{text} ({c.why})" if c.why else text
 
 
 def _short(expr: cst.BaseExpression) -> str:
