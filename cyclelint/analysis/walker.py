@@ -27,6 +27,8 @@ from .tensors import NO_GRAD_CONTEXTS, RETURNS_OF, SAFE, Evaluator, Value, grad_
 if TYPE_CHECKING:
     from ..rules.base import Rule
 
+SPLITS = frozenset({"split", "chunk", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit"})
+
 
 @dataclass
 class Store:
@@ -61,6 +63,7 @@ class Walker:
         self.evaluator = Evaluator(facts.module_classes)
         self.fn = Function(node=None, name="<module>", parent=None, cls=None, instance=None, params=[])
         self.fn.is_module = True
+        self.pieces: set[tuple[int, str]] = set()  # (function, local) bound to the pieces of one tensor
 
     # -- entry -------------------------------------------------------------
     def run(self, module: cst.Module) -> None:
@@ -271,6 +274,10 @@ class Walker:
                 rule.on_bind(name, value, stmt, fn)
         fn.env[name] = val
         fn.bindings[name] = Binding(fn.counter, tuple(fn.loops))
+        if value is not None and self._pieces(value):
+            self.pieces.add((id(fn), name))
+        else:
+            self.pieces.discard((id(fn), name))
         fn.stored.add(name)
         if value is None or not keeps_old(value, name):  # ``acc = acc + x`` is no reset
             for loop in fn.loops:
@@ -335,10 +342,11 @@ class Walker:
 
     def _data_iter(self, iterable: cst.BaseExpression, names: list[str]) -> tuple[bool, bool]:
         """(each iteration takes fresh data, only by a weak name). What the iterable is decides first:
-        layers of a model (``zip(feats, self.blocks)``) or pieces of one tensor (``x.split(4)``) are
-        parts of one forward pass; ``range(n_batches)`` counts, only ``range(len(dataset))`` names data."""
+        layers of a model (``zip(feats, self.blocks)``) or the pieces of one tensor (``x.split(4)``) are
+        parts of one forward pass; ``range(n)`` repeats a computation (a weak step), and only
+        ``range(len(dataset))`` names its data."""
         parts = iterated_parts(iterable)
-        if any(self.value(p).module or self.value(p).tensor or self.value(p).attached for p in parts):
+        if any(self.value(p).module or self.value(p).attached or self._pieces(p) for p in parts):
             return False, False
         counted = isinstance(iterable, cst.Call) and ex.callee(iterable) == "range"
         if counted:
@@ -353,6 +361,12 @@ class Walker:
         # ``for _ in range(steps)`` repeats a computation: a step, unless what it builds is that call's result
         weak = not in_module and (counted or bool(tokens & WEAK_DATA))
         return weak, weak
+
+    def _pieces(self, expr: cst.BaseExpression) -> bool:
+        """``x.split(n)``, ``torch.chunk(x, n)``, or a local bound to one: the pieces of one tensor."""
+        if isinstance(expr, cst.Name):
+            return (id(self.fn), expr.value) in self.pieces
+        return isinstance(expr, cst.Call) and ex.last_part(ex.callee(expr) or ex.method_name(expr) or "") in SPLITS
 
     def while_loop(self, node: cst.While) -> None:
         fn = self.fn
