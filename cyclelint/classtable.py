@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from .astutil import attribute_stores, dotted, held_paths, statements
+from .grad_wrappers import grad_off_methods
 from .vocabulary import name_tokens
 
 
@@ -41,5 +42,5 @@ def class_summaries(tree: ast.Module) -> dict:
                     if owner == this:
                         kept |= {p for p in held_paths(value) if "." not in p} & set(params)
         out[node.name] = {"params": params, "kept": sorted(kept), "bases": bases, "is_module": is_module,
-                          "has_init": bool(inits)}
+                          "has_init": bool(inits), "grad_off": grad_off_methods(node)}
     return out

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from .classtable import class_summaries
+from .grad_wrappers import grad_off_by_class
 from .documents import NotebookError, open_document
 from .files import read_source, unreadable
 from .findings import RULES, FileWarning, Finding
@@ -27,6 +28,7 @@ class ClassSummary:
     bases: list[str]
     is_module: bool
     has_init: bool
+    grad_off: list[str] = field(default_factory=list)  # methods the class itself runs with grad off (grad_wrappers)
 
 
 @dataclass
@@ -58,6 +60,7 @@ class PendingState:
     params: list[str]
     deps: list[str]  # the parameters the grown value comes from
     message: str
+    attached: bool = False  # judged attached in its file: reported unless a base class runs the method with grad off
 
 
 @dataclass
@@ -170,9 +173,11 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
     facts = FileFacts(path)
     rules = [rule(lambda *report: reports.append(report), enabled) for rule in ALL_RULES if set(rule.codes) & enabled]
     Walker(facts, rules).run(module)
+    grad_off = grad_off_by_class(tree) if tree is not None else {}
     for name, info in facts.classes.items():
         result.classes[name] = ClassSummary(
-            info.init_params, sorted(info.kept_params), info.bases, info.is_module, "__init__" in info.methods
+            info.init_params, sorted(info.kept_params), info.bases, info.is_module, "__init__" in info.methods,
+            grad_off.get(name, []),
         )
     ctor_calls = facts.ctor_calls if "CYC202" in enabled else []
     result.evidence = facts.evidence
@@ -208,7 +213,7 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
         found.add((line, "CYC305"))
         if not suppressed("CYC305", noqa_at(line)):
             result.states.append(PendingState(line, col + 1, end_line, end_col + 1, st.cls,
-                                              st.method, st.params, st.deps, st.message))
+                                              st.method, st.params, st.deps, st.message, st.attached))
     return found
 
 
@@ -341,9 +346,16 @@ def _resolve_states(results: list[FileResult]) -> None:
                 fed.setdefault((home, name, method), set()).add(slot)
     for res in results:
         for st in res.states:
-            if set(st.deps) & slot_params(fed.get((res.path, st.cls, st.method), ()), st.params):
+            chain = _with_bases(st.cls, res.path, files, homes)
+            if any(st.method in files[home].classes[name].grad_off for home, name in chain):
+                continue  # the method always runs under the class's own no_grad wrapper
+            # forward() of a module (its base being a module class of another file) receives graphs
+            forward = st.method == "forward" and any(files[home].classes[name].is_module for home, name in chain)
+            fed_here = set(st.deps) & slot_params(fed.get((res.path, st.cls, st.method), ()), st.params)
+            if st.attached or forward or fed_here:
+                why = "" if st.attached or fed_here else " (forward() of a module: its inputs carry the caller's graph)"
                 res.findings.append(Finding(res.path, st.line, st.column, st.end_line, st.end_column, "CYC305",
-                                            st.message))
+                                            st.message + why))
         res.states = []
 
 

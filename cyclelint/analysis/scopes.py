@@ -14,6 +14,8 @@ class Loop:
     data_iter: bool  # iterates a loader/batches/steps or is a ``while``
     targets: frozenset[str] = frozenset()
     has_step: bool = False  # body calls backward()/step()/zero_grad()
+    weak: bool = False  # a data loop only by a weak name (chunks, prompts): a local list built there is one call's
+    capped: frozenset[str] = frozenset()  # ``while True`` left once len(X) reaches a bound: X cannot grow past it
     resets: set[str] = field(default_factory=set)  # names rebound or cleared inside
 
     @property

@@ -27,6 +27,7 @@ class Value:
     module: bool = False  # a model or module: calling it gives attached output
     deps: frozenset[str] = frozenset()  # local names whose later evidence may attach it
     cls: str | None = None  # class name when built as SomeClass(...)
+    detached: bool = False  # ``x.detach()``: a later ``x.backward()`` elsewhere does not make this binding attached
 
     def __or__(self, other: Value) -> Value:
         return Value(
@@ -73,6 +74,7 @@ TORCH_UNATTACHED = frozenset(
     }
 )
 NO_GRAD_CONTEXTS = frozenset({"no_grad", "inference_mode"})
+RETURNS_OF = "()"  # a dependency on what a function of the file returns: "()Class.method", "().helper"
 
 
 def is_torch(name: str | None) -> bool:
@@ -107,6 +109,11 @@ class Evaluator:
     def __init__(self, module_classes: set[str]):
         self.module_classes = module_classes
         self.returns: set[tuple[str, str]] = set()  # (class or "", function) seen returning attached values
+        # module-level names bound by ``def`` or ``import``: functions, judged by what they return, not by
+        # their name (``evaluate_policy(...)`` is no call of a policy network)
+        self.functions: set[str] = set()
+        self.later_methods: dict[str, set[str]] = {}  # class -> every method its body defines (known upfront)
+        self.returns_via: dict[tuple[str, str], set[str]] = {}  # function -> RETURNS_OF deps of what it returns
         self._memo: dict[int, Value] | None = None  # values of the sub-expressions of the expression being evaluated
 
 
@@ -115,7 +122,8 @@ class Evaluator:
         while scope is not None:
             val = scope.env.get(name)
             if val is not None:
-                return Value(val.attached, val.tensor, val.module, val.deps | {name}, val.cls)
+                return Value(val.attached, val.tensor, val.module, val.deps if val.detached else val.deps | {name},
+                             val.cls)
             scope = scope.parent
         if name == fn.instance:
             method = fn.enclosing_method()
@@ -211,8 +219,6 @@ class Evaluator:
             if last and last[0].isupper():  # nn.Linear(...), nn.CrossEntropyLoss(); not torch.fx.Graph()
                 is_mod = ".nn." in f".{name}." and not last.startswith("Parameter")
                 return Value(module=is_mod)  # no class of the project: no CYC305 evidence for it
-            if is_functional(name) and loss_like(last):
-                return Value(attached=grad, tensor=True)
             if last in TORCH_UNATTACHED:
                 return Value(tensor=True)
             out = Value(tensor=True)
@@ -225,7 +231,8 @@ class Evaluator:
                 out = out | self.value(a, fn)
             return out
         if last[:1].isupper() and isinstance(call.func, (cst.Name, cst.Attribute)):  # SomeClass(...)
-            is_mod = last in self.module_classes or model_like(last) or last.endswith("Loss")
+            is_mod = (last in self.module_classes or model_like(last) or last.endswith("Loss")
+                      or (name or "").startswith("nn."))  # nn.ModuleList(...) with ``from torch import nn``
             return Value(module=is_mod, cls=None if torch_rooted(name) else last)
         own_method = bool(name) and name.split(".")[0] == fn.instance and name.count(".") == 1 and not model_like(last)
         if isinstance(call.func, cst.Attribute) and not own_method:
@@ -241,7 +248,7 @@ class Evaluator:
             if recv.cls and (recv.cls, last) in self.returns:  # trainer.step(x) returning its loss
                 return Value(attached=grad, tensor=True)
             if last in ("detach", "detach_"):
-                return Value(tensor=recv.tensor or recv.attached)
+                return Value(tensor=recv.tensor or recv.attached, detached=True)
             if last == "cpu" or (last == "to" and _mentions_cpu(call)):
                 return Value(attached=recv.attached, deps=recv.deps)
             if recv.attached or recv.tensor:
@@ -249,18 +256,39 @@ class Evaluator:
             if recv.deps and not recv.module and not recv.cls:
                 # x.mean(0) on a parameter: attached if the caller's x turns out to be
                 return Value(deps=recv.deps if grad else frozenset())
-        if self._is_model_callee(call.func, fn, last) or self._returns_attached(call.func, fn):
+        if self._is_model_callee(call.func, fn, last):
             return Value(attached=grad, tensor=True)
+        key = self._own_callee(call.func, fn)
+        if key in self.returns:
+            return Value(attached=grad, tensor=True)
+        if key and grad:  # defined later in the file: judged once its returns are known (see returns_later)
+            return Value(deps=frozenset((RETURNS_OF + ".".join(key),)))
         return SAFE
 
-    def _returns_attached(self, func: cst.BaseExpression, fn: Function) -> bool:
-        """``helper(x)`` of this file, or ``self.helper(x)`` of this class, seen returning a graph."""
+    def _own_callee(self, func: cst.BaseExpression, fn: Function) -> tuple[str, str] | None:
+        """("", helper) for ``helper(x)``, (class, method) for ``self.method(x)`` of this class."""
         if isinstance(func, cst.Name):
-            return ("", func.value) in self.returns
+            return "", func.value
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == fn.instance:
             method = fn.enclosing_method()
-            return bool(method and method.cls) and (method.cls.name, func.attr.value) in self.returns
-        return False
+            return (method.cls.name, func.attr.value) if method and method.cls else None
+        return None
+
+    def returns_later(self, v: Value) -> str | None:
+        """The function of this file ``v`` comes from, if it turned out to return a graph, itself or
+        through the functions whose results it returns."""
+        for first in sorted(d for d in v.deps if d.startswith(RETURNS_OF)):
+            todo, seen = [first], set()
+            while todo:
+                dep = todo.pop()
+                if dep in seen:
+                    continue
+                seen.add(dep)
+                key = tuple(dep[len(RETURNS_OF):].split(".", 1))
+                if key in self.returns:
+                    return first[len(RETURNS_OF):].lstrip(".")
+                todo += self.returns_via.get(key, ())
+        return None
 
     def _is_model_callee(self, func: cst.BaseExpression, fn: Function, last: str) -> bool:
         if isinstance(func, cst.Name) and func.value == fn.instance:
@@ -271,6 +299,8 @@ class Evaluator:
             cls = method.cls if method else None
             if cls and last in cls.methods:  # self.path_of_module(m) is a method, self.forward(x) a forward pass
                 return last in FORWARD_METHODS or loss_like(last)
+            if cls and last in self.later_methods.get(cls.name, ()):
+                return False  # a method defined further down: judged by what it returns (returns_later)
             if cls and cls.is_module and last in cls.data_attrs:
                 return True
         if isinstance(func, cst.Call):  # nn.CrossEntropyLoss()(out, y)
@@ -278,7 +308,19 @@ class Evaluator:
         target = self.value(func, fn) if isinstance(func, (cst.Name, cst.Attribute, cst.Subscript)) else SAFE
         if target.module:
             return True
+        if isinstance(func, cst.Name) and func.value in self.functions and not _bound_locally(fn, func.value):
+            return loss_like(last)  # a function named like a model is no model
         return bool(last) and (loss_like(last) or (model_like(last) and isinstance(func, cst.Name)))
+
+
+def _bound_locally(fn: Function, name: str) -> bool:
+    """``name`` is bound in a function scope (a local model), not only at module level."""
+    scope: Function | None = fn
+    while scope is not None and not scope.is_module:
+        if name in scope.env:
+            return True
+        scope = scope.parent
+    return False
 
 
 def _no_graph_unless(grad: bool, v: Value) -> Value:

@@ -19,12 +19,15 @@ from ..vocabulary import (
     name_tokens,
 )
 from . import exprs as ex
+from .bindings import keeps_old, module_functions
+from .loops import iterated_parts, len_capped
 from .scopes import Binding, ClassInfo, Function, Loop
-from .tensors import NO_GRAD_CONTEXTS, SAFE, Evaluator, Value, grad_context
+from .tensors import NO_GRAD_CONTEXTS, RETURNS_OF, SAFE, Evaluator, Value, grad_context
 
 if TYPE_CHECKING:
     from ..rules.base import Rule
 
+SPLITS = frozenset({"split", "chunk", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit"})
 
 
 @dataclass
@@ -60,10 +63,15 @@ class Walker:
         self.evaluator = Evaluator(facts.module_classes)
         self.fn = Function(node=None, name="<module>", parent=None, cls=None, instance=None, params=[])
         self.fn.is_module = True
+        self.pieces: set[tuple[int, str]] = set()  # (function, local) bound to the pieces of one tensor
 
     # -- entry -------------------------------------------------------------
     def run(self, module: cst.Module) -> None:
         self.module = module
+        self.evaluator.functions = module_functions(module.body)
+        self.evaluator.later_methods = {
+            c.name.value: {f.name.value for f in c.body.body if isinstance(f, cst.FunctionDef)}
+            for c in module.body if isinstance(c, cst.ClassDef)}
         for rule in self.rules:
             rule.walker = self
         try:
@@ -248,8 +256,13 @@ class Walker:
         callers' results attached (``loss = compute_loss(model, batch)``, ``trainer.step(x)``),
         for the calls that come after it in the file."""
         owner = fn.cls.name if fn.cls and fn.is_method else "" if fn.parent and fn.parent.is_module else None
-        if owner is not None and node.value is not None and self.value(node.value).attached:
-            self.evaluator.returns.add((owner, fn.name))
+        if owner is not None and node.value is not None:
+            val = self.value(node.value)
+            if val.attached:
+                self.evaluator.returns.add((owner, fn.name))
+            later = {d for d in val.deps if d.startswith(RETURNS_OF)}
+            if later:  # what a function defined further down returns
+                self.evaluator.returns_via.setdefault((owner, fn.name), set()).update(later)
 
     def bind(self, name: str, value: cst.BaseExpression | None, stmt: cst.CSTNode, val: Value | None = None) -> None:
         fn = self.fn
@@ -261,8 +274,12 @@ class Walker:
                 rule.on_bind(name, value, stmt, fn)
         fn.env[name] = val
         fn.bindings[name] = Binding(fn.counter, tuple(fn.loops))
+        if value is not None and self._pieces(value):
+            self.pieces.add((id(fn), name))
+        else:
+            self.pieces.discard((id(fn), name))
         fn.stored.add(name)
-        if value is None or name not in ex.loaded_names(value):  # ``acc = acc + x`` is no reset
+        if value is None or not keeps_old(value, name):  # ``acc = acc + x`` is no reset
             for loop in fn.loops:
                 loop.resets.add(name)
         if value is not None:
@@ -307,12 +324,9 @@ class Walker:
         fn = self.fn
         self.header(node.iter, node)
         iter_names = _iter_identifiers(node.iter)
-        loop = Loop(
-            node,
-            data_iter=self._data_iter(node.iter, iter_names),
-            targets=frozenset(ex.loaded_names(node.target)),
-        )
         iter_val = self.value(node.iter)
+        data, weak = self._data_iter(node.iter, iter_names)
+        loop = Loop(node, data_iter=data, targets=frozenset(ex.loaded_names(node.target)), weak=weak)
         is_mod = iter_val.module or any(MODULE_ITER_RE.search(n) for n in iter_names)
         fn.loops.append(loop)
         for name in loop.targets:
@@ -326,15 +340,33 @@ class Walker:
         if node.orelse is not None:
             self.suite(node.orelse.body)
 
-    def _data_iter(self, iterable: cst.BaseExpression, names: list[str]) -> bool:
+    def _data_iter(self, iterable: cst.BaseExpression, names: list[str]) -> tuple[bool, bool]:
+        """(each iteration takes fresh data, only by a weak name). What the iterable is decides first:
+        layers of a model (``zip(feats, self.blocks)``) or the pieces of one tensor (``x.split(4)``) are
+        parts of one forward pass; ``range(n)`` repeats a computation (a weak step), and only
+        ``range(len(dataset))`` names its data."""
+        parts = iterated_parts(iterable)
+        if any(self.value(p).module or self.value(p).attached or self._pieces(p) for p in parts):
+            return False, False
+        counted = isinstance(iterable, cst.Call) and ex.callee(iterable) == "range"
+        if counted:
+            sized = [a.value.args[0].value for a in iterable.args
+                     if isinstance(a.value, cst.Call) and ex.callee(a.value) == "len" and a.value.args]
+            names = [n for s in sized for n in _iter_identifiers(s)]
         tokens = {t for n in names for t in name_tokens(n)}
         if tokens & STRONG_DATA:
-            return True
-        if isinstance(iterable, cst.Call) and ex.callee(iterable) == "range":
-            return False  # range(num_steps) counts only when the body steps an optimizer
+            return True, False
         method = self.fn.enclosing_method()
         in_module = bool(method and method.cls and method.cls.is_module)
-        return not in_module and bool(tokens & WEAK_DATA)
+        # ``for _ in range(steps)`` repeats a computation: a step, unless what it builds is that call's result
+        weak = not in_module and (counted or bool(tokens & WEAK_DATA))
+        return weak, weak
+
+    def _pieces(self, expr: cst.BaseExpression) -> bool:
+        """``x.split(n)``, ``torch.chunk(x, n)``, or a local bound to one: the pieces of one tensor."""
+        if isinstance(expr, cst.Name):
+            return (id(self.fn), expr.value) in self.pieces
+        return isinstance(expr, cst.Call) and ex.last_part(ex.callee(expr) or ex.method_name(expr) or "") in SPLITS
 
     def while_loop(self, node: cst.While) -> None:
         fn = self.fn
@@ -343,7 +375,7 @@ class Walker:
         # and counts only when its body calls backward()/step().
         forever = (isinstance(node.test, cst.Name) and node.test.value == "True") or (
             isinstance(node.test, cst.Integer) and node.test.value != "0")
-        loop = Loop(node, data_iter=forever)
+        loop = Loop(node, data_iter=forever, capped=len_capped(node.body.body) if forever else frozenset())
         fn.loops.append(loop)
         self._loop_body(loop, node)
 

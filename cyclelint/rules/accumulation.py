@@ -14,7 +14,7 @@ import libcst as cst
 
 from ..analysis import exprs as ex
 from ..analysis.scopes import Function, Loop
-from ..analysis.tensors import Value
+from ..analysis.tensors import RETURNS_OF, Value
 from ..vocabulary import APPENDS, CONCAT_FUNCS, INPLACE, dunder
 from .base import Rewrite, Rule
 from .fix_safety import Proofs
@@ -32,6 +32,7 @@ MESSAGES = {
     "every call alive; update it from {val}.detach() or under torch.no_grad()",
 }
 FIXABLE = ("CYC301", "CYC302")
+DRAINS = frozenset({"pop", "popleft"})  # item by item: a queue; clear() at epoch end still keeps an epoch
 SPREADS = frozenset({"extend", "extendleft"})  # the argument's elements are what is kept
 AUG_OPS = (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.DivideAssign)
 # The parameter (after ``self``) of a hook method that receives what the module computed.
@@ -51,6 +52,8 @@ class Candidate:
     fn: Function | None = None
     backward_only: bool = False  # counts only in loops that call backward()/step()
     fix: Rewrite | None = None  # the safe rewrite, for CYC301/CYC302
+    slot_of: str | None = None  # ``self.X[i] = v``: X, judged once every assignment of self.X in the class is known
+    why: str | None = None  # where the value's graph comes from, when the message should say it
 
 
 class AccumulationRule(Rule):
@@ -67,9 +70,16 @@ class AccumulationRule(Rule):
         self.pending_calls: dict[int, list[tuple[str, str, object, Value]]] = {}
         self.reported: set[int] = set()
         self.loop_found: list[tuple[Candidate, str]] = []
-        self.callers: dict[str, set[bool]] = {}  # function name -> grad modes it is called in
+        self.later: list[Candidate] = []  # attached if a function defined later returns a graph
+        # function name -> (grad mode, calling function's name) of each call in the file
+        self.callers: dict[str, set[tuple[bool, str]]] = {}
         self.numbers: set[tuple[int, str]] = set()  # (function, local) last bound to a number literal
         self.proofs: dict[int, Proofs] = {}  # per function: what --fix may rewrite safely
+        # item assignment never grows a list: locals and (class, attr) bound only to list displays
+        self.lists: set[tuple[int, str]] = set()
+        self.consumed: set[tuple[int, str]] = set()  # (function, local) returned or combined (cat/stack/sum)
+        self.drained: set[tuple[str, str]] = set()  # (class, self.X) some method pops: a queue, not a history
+        self.attr_lists: dict[tuple[str, str], bool] = {}
 
     # -- events ------------------------------------------------------------
     def on_augassign(self, node, fn):
@@ -88,10 +98,11 @@ class AccumulationRule(Rule):
     def on_bind(self, name, value, stmt, fn):
         if name in ex.loaded_names(value) and not _walks_itself(value, name):
             self._recurrence(stmt, name, value, fn)
-        if _number_literal(value):
-            self.numbers.add((id(fn), name))
-        else:
-            self.numbers.discard((id(fn), name))
+        for kept, found in ((self.numbers, _number_literal(value)), (self.lists, _builds_list(value))):
+            if found:
+                kept.add((id(fn), name))
+            else:
+                kept.discard((id(fn), name))
 
     def on_store(self, store, fn):
         if store.augmented:
@@ -103,16 +114,32 @@ class AccumulationRule(Rule):
                 return
             self._add(store.stmt, "CYC302", path, store.value, self.walker.value(store.value), fn,
                       spread=method in SPREADS)
-        elif store.kind == "item" and path and _keyed_by_variable(store.stmt):
-            self._add(store.stmt, "CYC302", path, store.value, self.walker.value(store.value), fn)
+        elif store.kind == "item" and path and _keyed_by_variable(store.stmt) and (id(fn), path) not in self.lists:
+            head, _, attr = path.partition(".")
+            slot_of = attr if head == fn.instance and attr and "." not in attr else None
+            self._add(store.stmt, "CYC302", path, store.value, self.walker.value(store.value), fn, slot_of=slot_of)
         elif store.kind == "attr" and store.target:
+            method = fn.enclosing_method()
+            head, _, attr = store.target.partition(".")
+            if method and method.cls and head == fn.instance and "." not in attr and not _none(store.value):
+                key = (method.cls.name, attr)
+                self.attr_lists[key] = self.attr_lists.get(key, True) and _builds_list(store.value)
             if _grows(store.value, store.target):
                 self._recurrence(store.stmt, store.target, store.value, fn)
             elif fn.instance and store.target.startswith(fn.instance + "."):
                 self.resets.setdefault(id(fn), set()).add(store.target)
 
+    def on_return(self, node, fn):
+        if node.value is not None:
+            self.consumed |= {(id(fn), n) for n in ex.loaded_names(node.value)}
+
     def on_call(self, call, stmt, fn):
         name = ex.method_name(call)
+        if (ex.last_part(ex.callee(call)) in CONCAT_FUNCS or ex.callee(call) == "sum") and call.args:
+            self.consumed |= {(id(fn), n) for n in ex.loaded_names(call.args[0].value)}
+        method = fn.enclosing_method()
+        if name in DRAINS and method and method.cls and ex.receiver(call) is not None:
+            self.drained.add((method.cls.name, ex.dotted(ex.receiver(call)) or ""))
         if name in INPLACE:
             base = ex.receiver(call)
             while isinstance(base, cst.Call) and ex.method_name(base) in INPLACE:
@@ -134,7 +161,7 @@ class AccumulationRule(Rule):
                 self.evidence.setdefault((cls, hook.attr.value), set()).add(HOOK_SLOTS[name])
         called = name or ex.callee(call)
         if called:
-            self.callers.setdefault(called, set()).add(fn.grad_enabled)
+            self.callers.setdefault(called, set()).add((fn.grad_enabled, fn.name))
         recv = ex.receiver(call)
         if name and recv is not None:
             target = self.walker.value(recv)
@@ -152,7 +179,7 @@ class AccumulationRule(Rule):
         self._add(stmt, code, acc, value, self.walker.value(value), fn, backward_only=not _grows(value, acc))
 
     def _add(self, stmt, code, acc, expr, val: Value, fn: Function, backward_only: bool = False,
-             spread: bool = False, fixes: list[cst.BaseExpression] | None = None) -> None:
+             spread: bool = False, fixes: list[cst.BaseExpression] | None = None, slot_of: str | None = None) -> None:
         root = acc.split(".", 1)[0]
         binding = fn.bindings.get(root)
         if root == fn.instance or binding is None:
@@ -163,7 +190,7 @@ class AccumulationRule(Rule):
         if loops or state:
             fix = None if backward_only else self._rewrite(stmt, fixes or [expr], code, acc, fn, spread)
             self.cands.setdefault(id(fn), []).append(
-                Candidate(stmt, code, acc, expr, val, loops, state, fn, backward_only, fix))
+                Candidate(stmt, code, acc, expr, val, loops, state, fn, backward_only, fix, slot_of))
 
     def _rewrite(self, stmt, exprs: list[cst.BaseExpression], code: str, acc: str, fn: Function,
                  spread: bool) -> Rewrite | None:
@@ -199,6 +226,9 @@ class AccumulationRule(Rule):
     # -- judging -----------------------------------------------------------
     def leave_function(self, fn):
         self.numbers = {key for key in self.numbers if key[0] != id(fn)}  # ids are reused once fn is gone
+        self.lists = {key for key in self.lists if key[0] != id(fn)}
+        consumed = self.consumed
+        self.consumed = {key for key in consumed if key[0] != id(fn)}
         self.proofs.pop(id(fn), None)
         backward = set(fn.backward_names)
         for name in list(backward):
@@ -210,12 +240,19 @@ class AccumulationRule(Rule):
             if id(c.stmt) in self.reported or c.acc in backward or c.acc.split("[")[0] in backward:
                 continue
             attached = c.value.attached or bool(c.value.deps & fn.backward_names)
-            loops = [loop for loop in c.loops if c.acc not in loop.resets]
+            # a function's local list built in a loop over prompts/chunks and returned or combined is
+            # that call's result, not kept across steps
+            local = not c.state and not fn.is_module and (id(fn), c.acc) in consumed and c.code != "CYC303"
+            loops = [loop for loop in c.loops if c.acc not in loop.resets and c.acc not in loop.capped
+                     and not (local and loop.weak and not loop.has_step)]
             if any(loop.has_step if c.backward_only else loop.is_step for loop in loops):
                 if attached:
                     self.loop_found.append((c, c.code))
-                elif c.value.tensor and c.code == "CYC302":
-                    self.loop_found.append((c, "CYC304"))
+                elif any(d.startswith(RETURNS_OF) for d in c.value.deps):
+                    self.later.append(c)  # tr_loss += self.training_step(...), defined further down
+                elif c.value.tensor and c.code == "CYC302" and any(loop.data_iter and not (local and loop.weak)
+                                                                   for loop in loops):
+                    self.loop_found.append((c, "CYC304"))  # memory that grows with the data iterated
             elif c.state and not c.backward_only and c.acc not in resets and fn.grad_enabled:
                 self.state.append(c)
         for cls, method, slot, val in self.pending_calls.pop(id(fn), []):
@@ -223,39 +260,64 @@ class AccumulationRule(Rule):
                 self.evidence.setdefault((cls, method), set()).add(slot)
 
     def leave_file(self):
+        for c in self.later:
+            source = self.walker.evaluator.returns_later(c.value)
+            if source:
+                c.why = f"{source}() returns a graph-attached value"
+                self.loop_found.append((c, c.code))
+        self.later = []
         for c, code in self.loop_found:
             if code == "CYC304" or not self._only_called_without_grad(c.fn):
                 self._emit(c, code)
         self.loop_found = []
         for c in self.state:
             method = c.fn.enclosing_method() if c.fn else None
-            if method is None or method.cls is None or id(c.stmt) in self.reported:
-                continue
+            if method is None or method.cls is None or id(c.stmt) in self.reported or (
+                    method.cls.name, c.acc) in self.drained:
+                continue  # appended here and popped by another method (forward parks, backward takes)
             params = method.params[1:]
             # forward() of a module receives tensors that carry autograd history
             attached = set(params) if method.name == "forward" and method.cls.is_module else set()
             attached |= slot_params(self.evidence.get((method.cls.name, method.name), ()), params)
-            if c.value.attached or c.value.deps & attached:
+            source = self.walker.evaluator.returns_later(c.value)
+            if source:
+                c.why = f"{source}() returns a graph-attached value"
+            known = bool(c.value.attached or c.value.deps & attached or source)
+            if known and not method.cls.bases:
                 self._emit(c, "CYC305")
-            elif ("CYC305" in self.enabled and c.value.deps & set(params)  # a caller elsewhere may pass a graph
-                  and not dunder(method.name)):
+            elif "CYC305" in self.enabled and not self._slot_overwrite(c) and (known or (
+                    c.value.deps & set(params) and not dunder(method.name))):  # a caller elsewhere may pass a graph
+                # judged with the project: a base class in another file may run the method with grad off
                 self.walker.facts.states.append(StateCandidate(
                     c.stmt, method.cls.name, method.name, params, sorted(c.value.deps & set(params)),
-                    MESSAGES["CYC305"].format(acc=c.acc, val=_short(c.expr))))
+                    _message("CYC305", c), known))
         self.state = []
         if "CYC305" in self.enabled:
             self.walker.facts.evidence += [(cls, method, slot) for (cls, method), slots in self.evidence.items()
                                            for slot in slots]
 
     def _only_called_without_grad(self, fn: Function | None) -> bool:
-        """Every call of this function in the file runs under no_grad (``_sample`` called by ``generate``)."""
-        modes = self.callers.get(fn.name) if fn is not None else None
-        return bool(modes) and not any(modes)
+        """Every call of this function in the file runs under no_grad (``_sample`` called by ``generate``),
+        directly or from functions themselves only called so (``encode_prompt`` called by a
+        ``@torch.no_grad`` ``__call__``)."""
+        return fn is not None and self._grad_off(fn.name, set())
+
+    def _grad_off(self, name: str, seen: set[str]) -> bool:
+        calls = self.callers.get(name)
+        if not calls or name in seen:
+            return False  # never called here, or called around a cycle: nothing shows grad is off
+        return all(not mode or self._grad_off(caller, seen | {name}) for mode, caller in calls)
+
+    def _slot_overwrite(self, c: Candidate) -> bool:
+        """``self.X[i] = v`` with self.X only ever a list in its class: a slot overwritten, not growth."""
+        method = c.fn.enclosing_method() if c.fn else None
+        return bool(c.slot_of and method and method.cls and self.attr_lists.get((method.cls.name, c.slot_of)))
 
     def _emit(self, c: Candidate, code: str) -> None:
+        if self._slot_overwrite(c):
+            return
         self.reported.add(id(c.stmt))
-        val = _short(c.expr)
-        self.report(c.stmt, code, MESSAGES[code].format(acc=c.acc, val=val), c.fix if code in FIXABLE else None)
+        self.report(c.stmt, code, _message(code, c), c.fix if code in FIXABLE else None)
 
 
 @dataclass
@@ -269,6 +331,7 @@ class StateCandidate:
     params: list[str]
     deps: list[str]
     message: str
+    attached: bool = False  # judged attached here: reported unless a base class runs the method with grad off
 
 
 def slot_params(slots, params: list[str]) -> set[str]:
@@ -305,6 +368,17 @@ _NOT_A_TENSOR = (cst.Dict, cst.Set, cst.ListComp, cst.SetComp, cst.DictComp, cst
                  cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 
 
+def _builds_list(value: cst.BaseExpression) -> bool:
+    """``[]``, ``[None] * n``, ``[f(x) for x in xs]``, ``list(...)``: a list, which ``x[i] = v`` cannot grow."""
+    if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Multiply):
+        return _builds_list(value.left) or _builds_list(value.right)
+    return isinstance(value, (cst.List, cst.ListComp)) or (isinstance(value, cst.Call) and ex.callee(value) == "list")
+
+
+def _none(value: cst.BaseExpression) -> bool:
+    return isinstance(value, cst.Name) and value.value == "None"
+
+
 def _number_literal(value: cst.BaseExpression) -> bool:
     """``0``, ``0.0``, ``-1.5``: an accumulator that starts as a Python number."""
     if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, (cst.Minus, cst.Plus)):
@@ -337,6 +411,11 @@ def _concat_of(value: cst.BaseExpression, acc: str) -> bool:
         return False
     first = value.args[0].value
     return isinstance(first, (cst.List, cst.Tuple)) and any(ex.dotted(e.value) == acc for e in first.elements)
+
+
+def _message(code: str, c: Candidate) -> str:
+    text = MESSAGES[code].format(acc=c.acc, val=_short(c.expr))
+    return f"{text} ({c.why})" if c.why else text
 
 
 def _short(expr: cst.BaseExpression) -> str:

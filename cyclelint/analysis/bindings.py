@@ -1,0 +1,41 @@
+"""What a module's names are bound to, as the walker needs it before and during the walk."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+
+from . import exprs as ex
+
+
+def module_functions(body: Sequence[cst.CSTNode]) -> set[str]:
+    """Names the module binds by ``def`` or ``import`` (also under top-level ``if``/``try``), known
+    before the walk so that a call above the ``def`` is judged the same."""
+    out: set[str] = set()
+    for stmt in body:
+        if isinstance(stmt, cst.FunctionDef):
+            out.add(stmt.name.value)
+        elif isinstance(stmt, (cst.If, cst.Try)):
+            out |= module_functions(stmt.body.body)
+            orelse = stmt.orelse if isinstance(stmt, cst.If) else None
+            if isinstance(orelse, cst.Else):
+                out |= module_functions(orelse.body.body)
+            for handler in getattr(stmt, "handlers", ()):
+                out |= module_functions(handler.body.body)
+        elif isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
+                    for alias in small.names:
+                        bound = alias.asname.name if alias.asname else alias.name
+                        if isinstance(bound, cst.Name):
+                            out.add(bound.value)
+    return out
+
+
+def keeps_old(value: cst.BaseExpression, name: str) -> bool:
+    """Whether rebinding ``name`` to ``value`` may keep its old value (``acc + x``, ``f(acc)``); a
+    comprehension that only iterates the old one (``{k: 0 for k in acc}``) builds it afresh."""
+    if isinstance(value, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+        kept = [value.key, value.value] if isinstance(value, cst.DictComp) else [value.elt]
+        return any(name in ex.loaded_names(part) for part in kept)
+    return name in ex.loaded_names(value)

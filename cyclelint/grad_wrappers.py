@@ -1,0 +1,102 @@
+"""Methods a class runs with autograd off by wrapping them itself (read from the ``ast``, so that
+files the pre-filter answers describe their classes too).
+
+A framework base class may rebind a method on every instance to a wrapper that calls it under
+``torch.no_grad()`` (torchmetrics' ``Metric.__init__`` does ``self.update = self._wrap_update(self.update)``,
+and ``_wrap_update`` runs it in ``with torch.set_grad_enabled(self._enable_grad)``, a flag ``__init__``
+sets to False). State a subclass grows in that method then holds no graph, whatever its callers pass.
+"""
+from __future__ import annotations
+
+import ast
+
+from .astutil import dotted
+
+NO_GRAD = ("no_grad", "inference_mode")
+
+
+def grad_off_methods(cls: ast.ClassDef) -> list[str]:
+    """Names M for which some method of ``cls`` does ``self.M = self.W(self.M)`` with W a wrapper that
+    calls its argument only with grad off."""
+    methods = {f.name: f for f in cls.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    off_flags = _flags_false_in_init(methods.get("__init__"))
+    wrappers = {name for name, f in methods.items() if _wraps_without_grad(f, off_flags)}
+    out: set[str] = set()
+    for f in methods.values():
+        this = _self_name(f)
+        for node in ast.walk(f):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+                node, ast.AnnAssign) else []
+            if len(targets) != 1 or not isinstance(node.value, ast.Call):
+                continue
+            path, call = dotted(targets[0]), node.value
+            if (path and path.startswith(f"{this}.") and dotted(call.func) in {f"{this}.{w}" for w in wrappers}
+                    and len(call.args) == 1 and dotted(call.args[0]) == path):
+                out.add(path.split(".", 1)[1])
+    return sorted(out)
+
+
+def grad_off_by_class(tree: ast.Module) -> dict[str, list[str]]:
+    """:func:`grad_off_methods` of every top-level class of the module that has some."""
+    out = {}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            found = grad_off_methods(node)
+            if found:
+                out[node.name] = found
+    return out
+
+
+def _self_name(f: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    args = f.args.posonlyargs + f.args.args
+    return args[0].arg if args else None
+
+
+def _flags_false_in_init(init) -> set[str]:
+    """``self.X = False`` in ``__init__``: the flag's value for every instance until changed."""
+    this = _self_name(init) if init is not None else None
+    if this is None:
+        return set()
+    out = set()
+    for node in ast.walk(init):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Constant) \
+                and node.value.value is False:
+            for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                path = dotted(t)
+                if path and path.startswith(f"{this}.") and path.count(".") == 1:
+                    out.add(path.split(".", 1)[1])
+    return out
+
+
+def _wraps_without_grad(f, off_flags: set[str]) -> bool:
+    """``def W(self, fn)`` that returns an inner function calling ``fn`` inside a grad-off ``with``."""
+    this = _self_name(f)
+    args = f.args.posonlyargs + f.args.args
+    if len(args) < 2:
+        return False
+    wrapped = args[1].arg
+    inner = {d.name: d for d in f.body if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    returned = {r.value.id for r in f.body if isinstance(r, ast.Return) and isinstance(r.value, ast.Name)}
+    for name in returned & set(inner):
+        for node in ast.walk(inner[name]):
+            if isinstance(node, (ast.With, ast.AsyncWith)) and any(
+                    _grad_off(item.context_expr, this, off_flags) for item in node.items):
+                if any(isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id == wrapped
+                       for stmt in node.body for c in ast.walk(stmt)):
+                    return True
+    return False
+
+
+def _grad_off(expr: ast.expr, this: str | None, off_flags: set[str]) -> bool:
+    if not isinstance(expr, ast.Call):
+        return False
+    name = (dotted(expr.func) or "").rsplit(".", 1)[-1]
+    if name in NO_GRAD:
+        return not expr.args or (isinstance(expr.args[0], ast.Constant) and expr.args[0].value is not False)
+    if name == "set_grad_enabled" and expr.args:
+        flag = expr.args[0]
+        if isinstance(flag, ast.Constant):
+            return flag.value is False
+        path = dotted(flag)
+        return bool(this and path and path.startswith(f"{this}.") and path.split(".", 1)[1] in off_flags)
+    return False
