@@ -61,6 +61,7 @@ class StorageRule(Rule):
         self.unbounded: set[int] = set()  # cached methods with no maxsize
         self.returns: dict[int, str] = {}  # unbounded cached method -> the tensor it returns
         self.sized: dict[str, str] = {}  # class -> why its instances hold tensors or modules
+        self.container_stores: list[tuple] = []  # (fn, local, its binding, stmt, kept, where) until fn ends
         self.exits: list[tuple[cst.CSTNode, str, str, str]] = []  # atexit.register in a function, not unregistered
         self.unregistered: set[str] = set()
 
@@ -120,8 +121,13 @@ class StorageRule(Rule):
             self.clearers.add(fn.name)  # _detach_tracebacks(err): clears what it is given
             self.locals.pop((id(fn), store.owner), None)
         kept = self._kept(store.value, fn)
-        if kept is not None:
-            self._say(store.stmt, *kept, where=(store.target or store.owner or "an object").replace("[]", ""))
+        where = (store.target or store.owner or "an object").replace("[]", "")
+        head = (store.owner or "").split(".")[0]
+        if kept is not None and head in fn.stored and head != fn.instance:
+            # a container local to this frame: no cycle once the name is rebound or deleted before the end
+            self.container_stores.append((fn, head, fn.bindings.get(head), store.stmt, kept, where))
+        elif kept is not None:
+            self._say(store.stmt, *kept, where=where)
         obj = self._registered(store, fn)
         if obj and self._is_registry(store, fn):
             where = (store.owner or "").replace("[]", "")
@@ -144,6 +150,7 @@ class StorageRule(Rule):
     def on_del(self, node, fn):
         for name in ex.loaded_names(node.target):
             self.locals.pop((id(fn), name), None)
+            self.container_stores = [c for c in self.container_stores if c[0] is not fn or c[1] != name]
 
     def on_return(self, node, fn):
         if id(fn) in self.unbounded and node.value is not None and id(fn) not in self.returns:
@@ -169,6 +176,11 @@ class StorageRule(Rule):
         self.locals = {k: v for k, v in self.locals.items() if k[0] != id(fn)}
         self.passed = {k: v for k, v in self.passed.items() if k[0] != id(fn)}
         self.rebound = {k: v for k, v in self.rebound.items() if k[0] != id(fn)}
+        for c in [c for c in self.container_stores if c[0] is fn]:
+            self.container_stores.remove(c)
+            _, local, binding, stmt, kept, where = c
+            if fn.bindings.get(local) is binding:  # ``errors = [errors]; return errors.pop()`` frees the frame's hold
+                self._say(stmt, *kept, where=where)
         for closure in [c for c in self.closures if c[0] is fn]:
             self.closures.remove(closure)
             _, node, binding, what = closure
