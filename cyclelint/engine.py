@@ -117,7 +117,12 @@ def lint_source(source: bytes | str, path: str, enabled: frozenset[str], apply_n
             result.error = ast_error.message
             return result
         if prefilter and tree is not None and not (NOQA_CODE in enabled and noqa_may_apply(raw)):
-            found, feeds = scan_file(tree, enabled)
+            try:
+                found, feeds = scan_file(tree, enabled)
+            except RecursionError:
+                raise
+            except Exception:  # the pre-filter is only a shortcut: a bug in it costs speed, never the file
+                found = True
             if not found:
                 result.classes = {name: ClassSummary(**c) for name, c in class_summaries(tree).items()}
                 result.cache_factories = cache_factories(tree)

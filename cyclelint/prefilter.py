@@ -442,10 +442,12 @@ class _Scan:
                     base = sub.func.value
                     while isinstance(base, ast.Call) and isinstance(base.func, ast.Attribute):
                         base = base.func.value
-                    grown = sub.args[-1] if name in INPLACE else sub.args[STORE_METHODS[name]]
-                    if instance and _may_carry_graph(grown) and (dotted(strip_items(base)) or "").split(".")[0] == instance:
-                        self.state_growth("CYC305: self container append / in-place",
-                                          sub.args + [k.value for k in sub.keywords] if name in INPLACE else [grown])
+                    # an in-place op's operands may be keywords (add_(other=...)), as the full analysis reads them
+                    grown = sub.args + [k.value for k in sub.keywords] if name in INPLACE \
+                        else [sub.args[STORE_METHODS[name]]]
+                    if instance and any(map(_may_carry_graph, grown)) \
+                            and (dotted(strip_items(base)) or "").split(".")[0] == instance:
+                        self.state_growth("CYC305: self container append / in-place", grown)
                         if self.found:
                             return calls, words
             elif isinstance(sub, ast.Attribute):

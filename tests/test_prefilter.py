@@ -118,6 +118,19 @@ EXTRA = {
             def update(self, scale):
                 self.avg.mul_(0.9).add_(self.value, alpha=scale)
         """),
+    # an in-place op given only keywords: the pre-filter once indexed its missing positional arguments
+    "inplace_keyword_only": textwrap.dedent(
+        """\
+        import torch
+        def train(model, loader):
+            total = torch.zeros(())
+            for x in loader:
+                total.add_(other=model(x))
+            return total
+        class Meter:
+            def update(self, value):
+                self.total.add_(other=value)
+        """),
     "clean": "def add(a, b):\n    return a + b\n\nclass P:\n    def __init__(self, x):\n        self.x = x\n",
 }
 
@@ -154,6 +167,7 @@ def test_prefilter_skips_plain_code():
 
     assert not may_have_findings(ast.parse(EXTRA["clean"]), DEFAULT_CODES)
     assert may_have_findings(ast.parse(EXTRA["alias_lambda"]), DEFAULT_CODES)
+    assert may_have_findings(ast.parse(EXTRA["inplace_keyword_only"]), DEFAULT_CODES)
 
 
 def test_prefilter_skips_inherited_helpers_in_a_data_loop():
@@ -269,3 +283,18 @@ def test_prefilter_skips_state_rebuilt_from_itself_alone():
     _same(config.encode(), "config.py")
     fed = config.replace("self.bias)", "self.bias, alpha=scale)").replace("(self):", "(self, scale):")
     assert may_have_findings(ast.parse(fed), DEFAULT_CODES)
+
+
+def test_a_prefilter_crash_costs_speed_not_the_file(monkeypatch):
+    import cyclelint.engine as engine
+
+    def broken(tree, enabled):
+        raise IndexError("list index out of range")
+
+    source = EXTRA["inplace_keyword_only"].encode()
+    full = lint_source(source, "t.py", DEFAULT_CODES, prefilter=False)
+    monkeypatch.setattr(engine, "scan_file", broken)
+    fast = lint_source(source, "t.py", DEFAULT_CODES)
+    assert fast.error is None
+    assert [f.to_dict() for f in fast.findings] == [f.to_dict() for f in full.findings]
+    assert [f.code for f in full.findings] == ["CYC301"]
