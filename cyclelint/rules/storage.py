@@ -11,7 +11,7 @@ from ..analysis.holds import annotation_holds, annotation_of, name_holds, variab
 from ..analysis.scopes import ClassInfo, Function
 from ..analysis.walker import held_paths
 from ..analysis.weak import is_weak
-from ..vocabulary import CACHES, FRAME_CALLS
+from ..vocabulary import CACHES, FRAME_CALLS, torch_rooted
 from .base import Rule
 
 MSG_EXC = ("{what} kept in {where}: its traceback holds this frame and every local in it (tensors included) in a "
@@ -34,6 +34,12 @@ MSG_ATEXIT = ("atexit.register({what}) on every call of {fn}: the process-wide a
               "track the live objects in a weakref.WeakSet")
 MSG_CLASS = ("class {name} is created anew on every call of {fn}: a class always sits in a cycle and keeps what its "
              "methods close over until the collector runs; define it at module level")
+
+
+# Decorators of methods that are known not to cache (no need to ask the project about them).
+NOT_CACHES = frozenset({"property", "cached_property", "setter", "getter", "deleter", "abstractmethod", "overload",
+                        "override", "wraps", "contextmanager", "asynccontextmanager", "no_grad", "inference_mode",
+                        "enable_grad", "unused", "ignore", "export", "deprecated"})
 
 
 @dataclass
@@ -259,7 +265,9 @@ class StorageRule(Rule):
             if name in CACHES:
                 self.report(deco, "CYC402", MSG_CACHE.format(deco=f"functools.{name}", name=method,
                                                              why=f"{cls.name}: {why}"))
-            elif name and "CYC402" in self.enabled:  # a helper of the project may wrap lru_cache: known later
+            elif name and name not in NOT_CACHES and not torch_rooted(ex.dotted(deco.decorator.func if isinstance(
+                    deco.decorator, cst.Call) else deco.decorator)) and "CYC402" in self.enabled:
+                # a helper of the project may wrap lru_cache: known once every file is read
                 self.walker.facts.caches.append(CacheCandidate(deco, name, MSG_CACHE.format(
                     deco=f"{name} (an lru_cache wrapper of this project)", name=method, why=f"{cls.name}: {why}")))
         self.caches, self.sized, self.returns, self.unbounded = [], {}, {}, set()
