@@ -62,14 +62,16 @@ class PendingState:
 
 @dataclass
 class PendingCache:
-    """A method of a class holding tensors or modules, decorated with ``decorator``: a CYC402 once some
-    file of the project defines ``decorator`` as a function that builds an lru_cache."""
+    """A cached method: a CYC402 once some file of the project defines ``decorator`` as a function
+    that builds an lru_cache ("": functools' own) and ``cls`` is an nn.Module through its bases
+    ("": the class was judged to hold tensors or modules in its own file)."""
 
     line: int
     column: int
     end_line: int
     end_column: int
     decorator: str
+    cls: str
     message: str
 
 
@@ -230,7 +232,7 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
         line, col, end_line, end_col = where(c.stmt)
         found.add((line, "CYC402"))
         if not suppressed("CYC402", noqa_at(line)):
-            result.caches.append(PendingCache(line, col + 1, end_line, end_col + 1, c.decorator, c.message))
+            result.caches.append(PendingCache(line, col + 1, end_line, end_col + 1, c.decorator, c.cls, c.message))
     return found
 
 
@@ -372,13 +374,24 @@ def _resolve_states(results: list[FileResult]) -> None:
 
 def _resolve_caches(results: list[FileResult]) -> None:
     """CYC402 for methods decorated with a helper of the project that wraps lru_cache (transformers'
-    ``compile_compatible_method_lru_cache`` in pytorch_utils.py, used across the model files)."""
+    ``compile_compatible_method_lru_cache`` in pytorch_utils.py, used across the model files), and
+    for cached methods of classes that are nn.Modules through bases defined in other files."""
+    if not any(res.caches for res in results):
+        return
     factories = {name for res in results for name in res.cache_factories}
+    files, homes = _class_index(results)
     for res in results:
         for c in res.caches:
-            if c.decorator in factories:
-                res.findings.append(Finding(res.path, c.line, c.column, c.end_line, c.end_column, "CYC402",
-                                            c.message))
+            if c.decorator and c.decorator not in factories:
+                continue
+            message = c.message
+            if c.cls:
+                base = next((name for home, name in sorted(_with_bases(c.cls, res.path, files, homes))
+                             if files[home].classes[name].is_module), None)
+                if base is None:
+                    continue
+                message = message.replace("{why}", f"an nn.Module through {base}")
+            res.findings.append(Finding(res.path, c.line, c.column, c.end_line, c.end_column, "CYC402", message))
         res.caches = []
 
 

@@ -47,7 +47,8 @@ class CacheCandidate:
     """A method of a class that holds tensors or modules, decorated with a helper that may wrap lru_cache."""
 
     stmt: cst.CSTNode
-    decorator: str
+    decorator: str  # "": functools' own
+    cls: str  # "": the class holds tensors or modules, else it may through bases of other files
     message: str
 
 
@@ -260,16 +261,19 @@ class StorageRule(Rule):
             cls, method = fn.cls, fn.name
             why = ("an nn.Module" if cls.is_module else "it keeps modules" if cls.module_attrs
                    else self.sized.get(cls.name) or self.returns.get(id(fn)))
-            if not why:
-                continue
-            if name in CACHES:
+            if name in CACHES and why:
                 self.report(deco, "CYC402", MSG_CACHE.format(deco=f"functools.{name}", name=method,
                                                              why=f"{cls.name}: {why}"))
-            elif name and name not in NOT_CACHES and not torch_rooted(ex.dotted(deco.decorator.func if isinstance(
-                    deco.decorator, cst.Call) else deco.decorator)) and "CYC402" in self.enabled:
-                # a helper of the project may wrap lru_cache: known once every file is read
-                self.walker.facts.caches.append(CacheCandidate(deco, name, MSG_CACHE.format(
-                    deco=f"{name} (an lru_cache wrapper of this project)", name=method, why=f"{cls.name}: {why}")))
+                continue
+            wrapper = name not in CACHES and name and name not in NOT_CACHES and not torch_rooted(
+                ex.dotted(deco.decorator.func if isinstance(deco.decorator, cst.Call) else deco.decorator))
+            if "CYC402" in self.enabled and (wrapper or name in CACHES) and (why or cls.bases):
+                # known once every file is read: a helper of the project that wraps lru_cache, or a
+                # class that is an nn.Module through bases of other files
+                deco_text = f"functools.{name}" if name in CACHES else f"{name} (an lru_cache wrapper of this project)"
+                self.walker.facts.caches.append(CacheCandidate(
+                    deco, "" if name in CACHES else name, "" if why else cls.name,
+                    MSG_CACHE.format(deco=deco_text, name=method, why=f"{cls.name}: {why or '{why}'}")))
         self.caches, self.sized, self.returns, self.unbounded = [], {}, {}, set()
 
     # -- CYC404, CYC405 ----------------------------------------------------
