@@ -7,7 +7,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..vocabulary import MODULE_TYPES, TENSOR_TYPES, model_like, name_tokens
-from .exprs import all_params, dotted, last_part
+from .exprs import all_params, child_nodes, dotted, last_part
 from .scopes import Function
 
 
@@ -81,4 +81,27 @@ def variable_holds(name: str, fn: Function, module_classes: set[str]) -> str | N
         return "a tensor"
     if val is not None and val.module:
         return "a module"
-    return annotation_holds(annotation_of(name, scope), module_classes) or name_holds(name)
+    why = annotation_holds(annotation_of(name, scope), module_classes)
+    if why or (name not in scope.params and (val is None or not val.deps)):
+        return why  # a local bound to a display or a plain value (dims = []): its name says nothing more
+    return name_holds(name)
+
+
+def comprehension_names(node: cst.CSTNode) -> set[str]:
+    """Names bound by the comprehensions inside ``node`` (``[f(t) for t in v]``): local to them."""
+    out: set[str] = set()
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, cst.CompFor):
+            out |= _target_names(cur.target)
+        stack.extend(child_nodes(cur))
+    return out
+
+
+def _target_names(target: cst.CSTNode) -> set[str]:
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return {n for e in target.elements for n in _target_names(e.value)}
+    return set()

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ..analysis import exprs as ex
-from ..analysis.holds import annotation_holds, annotation_of, name_holds, variable_holds
-from ..analysis.scopes import ClassInfo, Function
+from ..analysis.holds import annotation_holds, annotation_of, comprehension_names, name_holds, variable_holds
+from ..analysis.scopes import Function
 from ..analysis.walker import held_paths
 from ..analysis.weak import is_weak
 from ..vocabulary import CACHES, FRAME_CALLS, torch_rooted
@@ -241,7 +241,8 @@ class StorageRule(Rule):
             return
         if fn.name in fn.loads and fn.name not in fn.params and fn.name not in fn.stored:
             modules = self.walker.facts.module_classes
-            for captured in sorted(fn.loads - set(fn.params) - fn.stored - {fn.name}):
+            free = fn.loads - set(fn.params) - fn.stored - {fn.name}
+            for captured in sorted(free - comprehension_names(fn.node) if free else free):
                 why = variable_holds(captured, parent, modules)
                 if why:
                     self.closures.append((parent, fn.node, parent.bindings.get(fn.name), f"{captured} ({why})"))
