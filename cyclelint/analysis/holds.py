@@ -55,12 +55,14 @@ def annotation_holds(ann: cst.BaseExpression | None, module_classes: set[str]) -
     return None
 
 
-def name_holds(name: str) -> str | None:
-    """The last resort: ``state_dict``, ``ckpt``, ``checkpoint``, ``model``."""
+def name_holds(name: str, models: bool = True) -> str | None:
+    """The last resort: ``state_dict``, ``ckpt``, ``checkpoint``, ``output_tensors``, ``model``."""
     tokens = name_tokens(name)
     if ("state" in tokens and "dict" in tokens) or "ckpt" in tokens or "checkpoint" in tokens:
         return "named like a state dict or checkpoint"
-    if model_like(name):
+    if tokens and tokens[-1] in ("tensor", "tensors"):
+        return "named like tensors"
+    if models and model_like(name):
         return "named like a model"
     return None
 
@@ -75,16 +77,19 @@ def variable_holds(name: str, fn: Function, module_classes: set[str]) -> str | N
         if cls is not None and (cls.is_module or cls.module_attrs):
             return f"the instance of {cls.name}, an nn.Module" if cls.is_module else \
                 f"the instance of {cls.name}, which keeps modules"
-        return None
+        # any object: what it holds (a tracer, graph arguments, a converter's tensors) is not visible here
+        return f"the {cls.name} instance and all it holds" if cls is not None else None
     val = scope.env.get(name)
     if val is not None and (val.tensor or val.attached):
         return "a tensor"
     if val is not None and val.module:
         return "a module"
     why = annotation_holds(annotation_of(name, scope), module_classes)
-    if why or (name not in scope.params and (val is None or not val.deps)):
-        return why  # a local bound to a display or a plain value (dims = []): its name says nothing more
-    return name_holds(name)
+    if why or name in scope.params or (val is not None and val.deps):
+        return why or name_holds(name)
+    # a local bound to a display or a plain value: an empty list is filled later, so only a name that
+    # says tensors or a state dict counts (``stage_output_tensors = []``), not a model noun (``head_dims``)
+    return name_holds(name, models=False)
 
 
 def comprehension_names(node: cst.CSTNode) -> set[str]:

@@ -261,7 +261,8 @@ class StorageRule(Rule):
         for deco, name, fn in self.caches:
             cls, method = fn.cls, fn.name
             why = ("an nn.Module" if cls.is_module else "it keeps modules" if cls.module_attrs
-                   else self.sized.get(cls.name) or self.returns.get(id(fn)))
+                   else self.sized.get(cls.name) or self.returns.get(id(fn))
+                   or ("no maxsize: every instance ever used stays" if id(fn) in self.unbounded else None))
             if name in CACHES and why:
                 self.report(deco, "CYC402", MSG_CACHE.format(deco=f"functools.{name}", name=method,
                                                              why=f"{cls.name}: {why}"))
