@@ -235,8 +235,8 @@ class _Scan:
         if (in_class or (not depth and node.args.args)) and decos & CACHES and "CYC4" in self.fam:
             self.hit("CYC402: cache decorator in a class or on a module-level function")
             return
-        if in_class and self.in_module and "CYC4" in self.fam and any("cache" in name_tokens(d) for d in decos):
-            self.hit("CYC402: a helper named like a cache on a module's method (it may wrap lru_cache)")
+        if in_class and "CYC4" in self.fam and any("cache" in name_tokens(d) for d in decos):
+            self.hit("CYC402: a helper named like a cache on a method (it may wrap lru_cache)")
             return
         for d in node.decorator_list:
             self.expr(d, instance)
