@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import ast
 
-from .astutil import attribute_stores, dotted, held_paths, statements
+from .astutil import attribute_stores, dotted, held_paths, last, statements, walk
 from .grad_wrappers import grad_off_methods
-from .vocabulary import name_tokens
+from .vocabulary import CACHES, name_tokens
 
 
 def is_module_class(bases: list[str], module_classes: set[str]) -> bool:
@@ -44,3 +44,10 @@ def class_summaries(tree: ast.Module) -> dict:
         out[node.name] = {"params": params, "kept": sorted(kept), "bases": bases, "is_module": is_module,
                           "has_init": bool(inits), "grad_off": grad_off_methods(node)}
     return out
+
+
+def cache_factories(tree: ast.Module) -> list[str]:
+    """Module-level functions that build an ``lru_cache``/``cache`` inside (``def method_cache(**kw):
+    ... lru_cache(**kw)(func)``): decorating a method with one caches its instances, as lru_cache does."""
+    return sorted(node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                  and any(isinstance(n, ast.Call) and last(n.func) in CACHES for n in walk(node)))

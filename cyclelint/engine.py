@@ -7,7 +7,7 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from .classtable import class_summaries
+from .classtable import cache_factories, class_summaries
 from .grad_wrappers import grad_off_by_class
 from .documents import NotebookError, open_document
 from .files import read_source, unreadable
@@ -64,6 +64,21 @@ class PendingState:
 
 
 @dataclass
+class PendingCache:
+    """A cached method: a CYC402 once some file of the project defines ``decorator`` as a function
+    that builds an lru_cache ("": functools' own) and ``cls`` is an nn.Module through its bases
+    ("": the class was judged to hold tensors or modules in its own file)."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    decorator: str
+    cls: str
+    message: str
+
+
+@dataclass
 class FileResult:
     path: str
     findings: list[Finding] = field(default_factory=list)
@@ -75,6 +90,8 @@ class FileResult:
     feeds: list[tuple[str, str]] = field(default_factory=list)  # pre-filtered: (class, method) it may feed a graph
     warnings: list[FileWarning] = field(default_factory=list)
     cells: list[int] | None = None  # a notebook: the first line of each code cell (notebook.place)
+    cache_factories: list[str] = field(default_factory=list)  # module-level functions that build an lru_cache
+    caches: list[PendingCache] = field(default_factory=list)
 
 
 @dataclass
@@ -113,6 +130,7 @@ def lint_source(source: bytes | str, path: str, enabled: frozenset[str], apply_n
                 found = True
             if not found:
                 result.classes = {name: ClassSummary(**c) for name, c in class_summaries(tree).items()}
+                result.cache_factories = cache_factories(tree)
                 result.feeds = sorted(feeds)
                 return result
         _parse_and_analyse(source, path, enabled, result, apply_noqa, ast_error, edits, tree)
@@ -181,10 +199,11 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
         )
     ctor_calls = facts.ctor_calls if "CYC202" in enabled else []
     result.evidence = facts.evidence
-    if not reports and not ctor_calls and not facts.states:
+    result.cache_factories = cache_factories(tree) if tree is not None else []
+    if not reports and not ctor_calls and not facts.states and not facts.caches:
         return set()
     where = _positions(module, tree, text, [r[0] for r in reports] + [c.stmt for c in ctor_calls]
-                       + [st.stmt for st in facts.states])
+                       + [st.stmt for st in facts.states] + [c.stmt for c in facts.caches])
     lines = split_lines(text)
 
     def noqa_at(line: int):
@@ -214,6 +233,11 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
         if not suppressed("CYC305", noqa_at(line)):
             result.states.append(PendingState(line, col + 1, end_line, end_col + 1, st.cls,
                                               st.method, st.params, st.deps, st.message, st.attached))
+    for c in facts.caches:
+        line, col, end_line, end_col = where(c.stmt)
+        found.add((line, "CYC402"))
+        if not suppressed("CYC402", noqa_at(line)):
+            result.caches.append(PendingCache(line, col + 1, end_line, end_col + 1, c.decorator, c.cls, c.message))
     return found
 
 
@@ -288,6 +312,7 @@ def resolve_project(results: Iterable[FileResult]) -> None:
         for name, summary in res.classes.items():
             project.setdefault(name, []).append(summary)
     _resolve_states(results)
+    _resolve_caches(results)
     pending = [res for res in results if res.ctors]
     if not pending:
         return
@@ -357,6 +382,29 @@ def _resolve_states(results: list[FileResult]) -> None:
                 res.findings.append(Finding(res.path, st.line, st.column, st.end_line, st.end_column, "CYC305",
                                             st.message + why))
         res.states = []
+
+
+def _resolve_caches(results: list[FileResult]) -> None:
+    """CYC402 for methods decorated with a helper of the project that wraps lru_cache (transformers'
+    ``compile_compatible_method_lru_cache`` in pytorch_utils.py, used across the model files), and
+    for cached methods of classes that are nn.Modules through bases defined in other files."""
+    if not any(res.caches for res in results):
+        return
+    factories = {name for res in results for name in res.cache_factories}
+    files, homes = _class_index(results)
+    for res in results:
+        for c in res.caches:
+            if c.decorator and c.decorator not in factories:
+                continue
+            message = c.message
+            if c.cls:
+                base = next((name for home, name in sorted(_with_bases(c.cls, res.path, files, homes))
+                             if files[home].classes[name].is_module), None)
+                if base is None:
+                    continue
+                message = message.replace("{why}", f"an nn.Module through {base}")
+            res.findings.append(Finding(res.path, c.line, c.column, c.end_line, c.end_column, "CYC402", message))
+        res.caches = []
 
 
 def _with_bases(name: str, seen_from: str, files: dict[str, FileResult],

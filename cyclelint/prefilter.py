@@ -19,7 +19,6 @@ from .vocabulary import (
     APPENDS,
     CACHES,
     CONCAT_FUNCS,
-    EXC_SUFFIXES,
     FORWARD_METHODS,
     FRAME_CALLS,
     HOOK_RE,
@@ -27,11 +26,13 @@ from .vocabulary import (
     KEEPERS,
     MODULE_ITER_RE,
     MODULE_PASSTHROUGH,
+    MODULE_TYPES,
     NOT_DATA_CALLEES,
     PARTIALS,
     STEP_METHODS,
     STORE_METHODS,
     STRONG_DATA,
+    TENSOR_TYPES,
     WEAK_DATA,
     dunder,
     loss_like,
@@ -47,12 +48,13 @@ class _Function:
     """A function as the graph-evidence questions need it once the whole file is seen: its
     calls (nested functions' included) and whether it returns a value."""
 
-    __slots__ = ("name", "first", "calls", "returns")
+    __slots__ = ("name", "first", "calls", "returns", "sized")
 
     def __init__(self, name: str, first: str | None):
         self.name, self.first = name, first  # first: the first positional parameter
         self.calls: list[ast.Call] = []
         self.returns = False
+        self.sized: set[str] = set()  # parameters annotated as a tensor or a module
 
 
 class _Scan:
@@ -230,8 +232,11 @@ class _Scan:
                 return
             self.aliases.add(node.name)  # a closure: a finding only where it is stored or registered
         decos = {last(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list}
-        if in_class and decos & CACHES and "CYC4" in self.fam:
-            self.hit("CYC402: cache decorator in a class")
+        if (in_class or (not depth and node.args.args)) and decos & CACHES and "CYC4" in self.fam:
+            self.hit("CYC402: cache decorator in a class or on a module-level function")
+            return
+        if in_class and "CYC4" in self.fam and any("cache" in name_tokens(d) for d in decos):
+            self.hit("CYC402: a helper named like a cache on a method (it may wrap lru_cache)")
             return
         for d in node.decorator_list:
             self.expr(d, instance)
@@ -242,6 +247,9 @@ class _Scan:
                 self.stores.instances.add(params[0].arg)
         parent = self.fn
         fn = _Function(node.name, params[0].arg if params else None)
+        if "CYC4" in self.fam:
+            fn.sized = {p.arg for p in params + node.args.kwonlyargs if p.annotation is not None
+                        and _annotation_words(p.annotation) & (TENSOR_TYPES | MODULE_TYPES | self.module_classes)}
         saved = (self.links, self.aliases, self.exc_locals, self.loop_stack, self.fn_step, self.fn_accumulates,
                  self.fn_data_accumulates, self.evidence, self.fn_instance)
         self.links, self.aliases, self.exc_locals, self.loop_stack = [], set(), set(), []
@@ -267,6 +275,11 @@ class _Scan:
                 self.hit("CYC401: raise of a local exception")
             return
         value = getattr(node, "value", None) if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) else None
+        if self.fn.sized and isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Subscript) and ({n.id for n in walk(t.slice) if isinstance(n, ast.Name)}
+                                                  | set(held_paths(node.value))) & self.fn.sized for t in node.targets):
+            self.hit("CYC404: a module or tensor argument stored in a container")
+            return
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and value is not None:
             for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
                 self.stores.bind(t, value)
@@ -331,7 +344,7 @@ class _Scan:
                     self.aliases.add(t.id)  # fn = self._impl; head = Head(self)
                 if isinstance(node.value, ast.Lambda):
                     self.aliases.add(t.id)  # cb = lambda: self.f(); self.cb = cb
-                if isinstance(node.value, ast.Call) and last(node.value.func).endswith(EXC_SUFFIXES):
+                if isinstance(node.value, ast.Call):  # raised later: any call may build the exception
                     self.exc_locals.add(t.id)
         return None
 
@@ -411,6 +424,9 @@ class _Scan:
                     self.fn_step = True
                 if "CYC1" in fam and HOOK_RE.match(name):
                     self.hit("CYC104: register_*hook")
+                    return calls, words
+                if "CYC4" in fam and sub.args and self.fn is not self.module_fn and dotted(sub.func) == "atexit.register":
+                    self.hit("CYC404: atexit.register in a function")
                     return calls, words
                 if "CYC4" in fam and name in KEPT_CALLS:
                     root = (dotted(sub.func) or "").split(".")[0]
@@ -567,12 +583,24 @@ def _fed_methods(built: dict[str, str], calls: list[ast.Call]) -> set[tuple[str,
     return out
 
 
+def _annotation_words(ann: ast.AST) -> set[str]:
+    """The names an annotation mentions, quoted ones included (``"nn.Module"``)."""
+    words = {n.id if isinstance(n, ast.Name) else n.attr for n in walk(ann) if isinstance(n, (ast.Name, ast.Attribute))}
+    for n in walk(ann):
+        if isinstance(n, ast.Constant) and isinstance(n.value, str):
+            words |= set(n.value.replace("[", " ").replace("]", " ").replace(".", " ").replace(",", " ").split())
+    return words
+
+
 def _keeps_name(body, name) -> bool:
     """``except E as e:`` whose block binds, stores or returns ``e``."""
     for node in (n for stmt in body for n in walk(stmt)):
         if isinstance(node, (ast.Assign, ast.AnnAssign, ast.Return)) and node.value is not None:
             if name in held_paths(node.value):
                 return True
+            if isinstance(node, ast.Return) and isinstance(node.value, ast.Call) and any(
+                    name in held_paths(a) for a in node.value.args):
+                return True  # return Missing(e): an object of this file may keep it
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in STORE_METHODS:
             if any(name in held_paths(a) for a in node.args):
                 return True

@@ -1,6 +1,7 @@
 """A file linted on its own (pre-commit's one staged file, stdin, an editor, flake8) is judged against
 the project it belongs to, as a run over the whole project judges it: ``self.child = Child(self)``
-where ``Child`` lives in another file, a meter fed a graph by a training loop in another file.
+where ``Child`` lives in another file, a meter fed a graph by a training loop in another file, a
+method cached by a helper of another file that wraps lru_cache.
 
 The project is the folder of the nearest pyproject.toml or .git above the file. Its other files are
 read only when a file asks such a question (a constructor call or a CYC305 candidate left open), each
@@ -32,7 +33,7 @@ def project_root(path: str) -> str | None:
 
 
 def asks_the_project(result: FileResult) -> bool:
-    return bool(result.ctors or result.states)
+    return bool(result.ctors or result.states or result.caches)
 
 
 class Project:
@@ -61,7 +62,7 @@ class Project:
                     self._known.add(real)
                     self.work.append((path, self.rules.codes(path)))
         for res in run_jobs(self.work[len(self.results):], self.workers, self.cache):
-            res.ctors, res.states = [], []  # their own questions are not asked: their findings are not reported
+            res.ctors, res.states, res.caches = [], [], []  # their own questions are not asked: their findings are not reported
             self.results.append(res)
 
     def resolve(self, results: list[FileResult], work: list[tuple[str, frozenset[str]]] | None = None) -> None:

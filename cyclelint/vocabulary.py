@@ -42,8 +42,10 @@ CLASS_NAMES = frozenset({"cls", "klass", "mcs", "metacls", "mcls"})
 
 # -- exceptions, frames, caches ------------------------------------------------
 CACHES = frozenset({"lru_cache", "cache"})
+# Annotations that say a value is of size: a tensor or a module.
+TENSOR_TYPES = frozenset({"Tensor", "Parameter", "FloatTensor", "LongTensor", "DTensor"})
+MODULE_TYPES = frozenset({"Module", "ModuleList", "ModuleDict", "Sequential"})
 FRAME_CALLS = frozenset({"currentframe", "_getframe", "stack", "trace"})
-EXC_SUFFIXES = ("Error", "Exception", "Warning", "Exit", "Interrupt")
 
 # -- naming: what a called name says about the value -------------------------
 MODEL_NOUNS = frozenset(

@@ -185,16 +185,6 @@ def decorator_names(node: cst.FunctionDef | cst.ClassDef) -> list[str]:
     return out
 
 
-def is_weak_call(expr: cst.CSTNode) -> bool:
-    """``weakref.ref(x)``, ``WeakMethod(...)``, ``proxy(...)``, ``WeakSet()`` and friends."""
-    return isinstance(expr, cst.Call) and last_part(callee(expr)) in WEAK_CALLEES
-
-
-WEAK_CALLEES = frozenset(
-    {"ref", "proxy", "WeakMethod", "WeakSet", "WeakValueDictionary", "WeakKeyDictionary", "finalize"}
-)
-
-
 def dotted_paths(node: cst.CSTNode) -> set[str]:
     """Every dotted Name/Attribute chain (and each of its prefixes) read inside ``node``."""
     out: set[str] = set()

@@ -73,6 +73,9 @@ TORCH_UNATTACHED = frozenset(
         "count_nonzero", "nonzero", "unique", "bincount", "histc", "sign",
     }
 )
+# torch functions whose result is a plain value, no tensor: torch.device("cuda"), torch.finfo(dtype).
+TORCH_NOT_TENSORS = frozenset({"device", "finfo", "iinfo", "get_default_dtype", "is_grad_enabled", "is_tensor",
+                               "is_floating_point", "get_device"})
 NO_GRAD_CONTEXTS = frozenset({"no_grad", "inference_mode"})
 RETURNS_OF = "()"  # a dependency on what a function of the file returns: "()Class.method", "().helper"
 
@@ -216,6 +219,8 @@ class Evaluator:
             return SAFE
         args = [a.value for a in call.args]
         if is_torch(name) or is_functional(name):
+            if last in TORCH_NOT_TENSORS:
+                return SAFE
             if last and last[0].isupper():  # nn.Linear(...), nn.CrossEntropyLoss(); not torch.fx.Graph()
                 is_mod = ".nn." in f".{name}." and not last.startswith("Parameter")
                 return Value(module=is_mod)  # no class of the project: no CYC305 evidence for it

@@ -54,6 +54,7 @@ class FileFacts:
     ctor_calls: list = field(default_factory=list)  # rules.links.CtorCall, judged once all classes are known
     states: list = field(default_factory=list)  # rules.accumulation.StateCandidate, judged with every file's callers
     evidence: list = field(default_factory=list)  # (class, method, slot): calls here that pass graph-attached values
+    caches: list = field(default_factory=list)  # rules.storage.CacheCandidate, judged once every file's helpers are known
 
 
 class Walker:

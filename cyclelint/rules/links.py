@@ -14,6 +14,7 @@ import libcst as cst
 from ..analysis import exprs as ex
 from ..analysis.scopes import Function
 from ..analysis.walker import held_paths
+from ..analysis.weak import is_weak
 from ..astutil import reaches
 from ..vocabulary import CLEAR_METHODS
 from .base import Rule
@@ -99,7 +100,7 @@ class LinkRule(Rule):
         found = []
         for call in ex.iter_calls(value):
             name = ex.last_part(ex.callee(call))
-            if not name[:1].isupper() or ex.is_weak_call(call):
+            if not name[:1].isupper() or is_weak(call):
                 continue
             for i, a in enumerate(call.args):
                 if isinstance(a.value, cst.Name) and a.value.value == fn.instance and not a.star:

@@ -12,6 +12,7 @@ import libcst as cst
 from ..analysis import exprs as ex
 from ..analysis.scopes import ClassInfo, Function
 from ..analysis.walker import held_names
+from ..analysis.weak import is_weak
 from ..vocabulary import CLASS_NAMES, HOOK_RE, KEEPERS, PARTIALS, STORE_METHODS
 from .base import Rule
 
@@ -84,7 +85,7 @@ class SelfCaptureRule(Rule):
                     out.append(found)
                     continue
                 last = ex.last_part(ex.callee(cur))
-                if last in KEEPERS or (last[:1].isupper() and not ex.is_weak_call(cur)):
+                if last in KEEPERS or (last[:1].isupper() and not is_weak(cur)):
                     stack.extend(a.value for a in reversed(cur.args))
             elif isinstance(cur, (cst.Tuple, cst.List, cst.Set, cst.Dict)):
                 stack.extend(e.value for e in reversed(cur.elements))
@@ -94,7 +95,7 @@ class SelfCaptureRule(Rule):
 
     def _call_capture(self, call: cst.Call, names: set[str], fn: Function, target_attr: str | None) -> Capture | None:
         """``partial(f, obj)``, ``MethodType(f, obj)``, or a wrapper of the very attribute it replaces."""
-        if ex.is_weak_call(call):
+        if is_weak(call):
             return None
         last = ex.last_part(ex.callee(call))
         args = [a.value for a in call.args]

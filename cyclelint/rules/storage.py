@@ -2,12 +2,16 @@
 recursive closures, global registries of instances, classes made per call."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import libcst as cst
 
 from ..analysis import exprs as ex
+from ..analysis.holds import annotation_holds, annotation_of, comprehension_names, name_holds, variable_holds
 from ..analysis.scopes import Function
 from ..analysis.walker import held_paths
-from ..vocabulary import CACHES, EXC_SUFFIXES, FRAME_CALLS
+from ..analysis.weak import is_weak
+from ..vocabulary import CACHES, FRAME_CALLS, torch_rooted
 from .base import Rule
 
 MSG_EXC = ("{what} kept in {where}: its traceback holds this frame and every local in it (tensors included) in a "
@@ -16,14 +20,36 @@ MSG_FRAME = ("{what} kept in {where}: a frame holds every local (tensors include
              "fields you need (f_code.co_name, f_lineno) or del it in a finally block")
 MSG_NEW_EXC = ("exception bound to local {name} and raised from this frame: its traceback holds the frame, which "
                "holds {name} — a cycle; raise the exception directly (raise Error(...) from e)")
-MSG_CACHE = ("functools.{deco} on method {name} caches every instance it is called with (and its tensors) forever; "
+MSG_CACHE = ("{deco} on method {name} caches every instance it is called with ({why}) forever; "
              "cache a module-level function of the arguments, or keep a per-instance dict")
-MSG_RECURSIVE = ("nested function {name} refers to itself: function -> closure cell -> function is a cycle, so all it "
-                 "captures waits for the collector; make it a module-level function and pass what it needs")
-MSG_REGISTRY = ("{obj} registers itself in {where}, which lives as long as the program: it is never freed, not even "
-                "by the collector; use weakref.WeakSet/WeakValueDictionary or unregister it")
+MSG_CACHE_ARG = ("functools.{deco} on {name} keeps every {param} it is called with ({why}) in a process-wide cache; "
+                 "cache on small keys (names, shapes) instead, or keep the cache on the object")
+MSG_RECURSIVE = ("nested function {name} refers to itself and captures {what}: function -> closure cell -> function "
+                 "is a cycle, so what it captures waits for the collector; make it a module-level function and pass "
+                 "what it needs")
+MSG_REGISTRY = ("{obj} is registered in {where}, which lives as long as the program: it is never freed, not even "
+                "by the collector; use weakref.WeakSet/WeakValueDictionary/WeakKeyDictionary or unregister it")
+MSG_ATEXIT = ("atexit.register({what}) on every call of {fn}: the process-wide atexit list keeps {held} until the "
+              "interpreter exits, one more entry per call; atexit.unregister it when done, or register once and "
+              "track the live objects in a weakref.WeakSet")
 MSG_CLASS = ("class {name} is created anew on every call of {fn}: a class always sits in a cycle and keeps what its "
              "methods close over until the collector runs; define it at module level")
+
+
+# Decorators of methods that are known not to cache (no need to ask the project about them).
+NOT_CACHES = frozenset({"property", "cached_property", "setter", "getter", "deleter", "abstractmethod", "overload",
+                        "override", "wraps", "contextmanager", "asynccontextmanager", "no_grad", "inference_mode",
+                        "enable_grad", "unused", "ignore", "export", "deprecated"})
+
+
+@dataclass
+class CacheCandidate:
+    """A method of a class that holds tensors or modules, decorated with a helper that may wrap lru_cache."""
+
+    stmt: cst.CSTNode
+    decorator: str  # "": functools' own
+    cls: str  # "": the class holds tensors or modules, else it may through bases of other files
+    message: str
 
 
 class StorageRule(Rule):
@@ -31,15 +57,27 @@ class StorageRule(Rule):
 
     def __init__(self, *args):
         super().__init__(*args)
-        self.locals: dict[tuple[int, str], tuple[cst.CSTNode, str]] = {}  # kept in a local, not yet freed
-        self.new_exc: dict[tuple[int, str], cst.CSTNode] = {}
+        self.locals: dict[tuple[int, str], list[tuple[cst.CSTNode, str]]] = {}  # kept in a local, not yet freed
+        self.new_exc: dict[tuple[int, str], cst.CSTNode] = {}  # locals bound to a call's result
+        self.rebound: dict[tuple[int, str], int] = {}  # ``except E as e: e = X()``: where e stopped being e
+        self.passed: dict[tuple[int, str], set[str]] = {}  # kept local -> functions of this file it is passed to
+        self.kept_locals: list[tuple[cst.CSTNode, str, str, str, set[str]]] = []  # reported once the file is read
+        self.clearers: set[str] = set()  # functions of this file that set ``x.__traceback__ = None``
+        self.closures: list[tuple[Function, cst.FunctionDef, object, str]] = []  # CYC403 once the parent ends
+        self.caches: list[tuple[cst.Decorator, str, Function]] = []  # CYC402 once the file is read
+        self.unbounded: set[int] = set()  # cached methods with no maxsize
+        self.returns: dict[int, str] = {}  # unbounded cached method -> the tensor it returns
+        self.sized: dict[str, str] = {}  # class -> why its instances hold tensors or modules
+        self.container_stores: list[tuple] = []  # (fn, local, its binding, stmt, kept, where) until fn ends
+        self.exits: list[tuple[cst.CSTNode, str, str, str]] = []  # atexit.register in a function, not unregistered
+        self.unregistered: set[str] = set()
 
     def _kept(self, expr: cst.BaseExpression, fn: Function) -> tuple[str, str] | None:
         """("exception"|"frame", description) when ``expr`` holds an exception, traceback or frame."""
         stack = [expr]
         while stack:
             cur = stack.pop()
-            if isinstance(cur, cst.Name) and cur.value in fn.handlers:
+            if isinstance(cur, cst.Name) and cur.value in fn.handlers and not self._rebound(cur.value, fn):
                 return "exception", f"exception {cur.value}"
             if isinstance(cur, cst.Attribute) and cur.attr.value in ("__traceback__", "tb_frame", "f_back"):
                 if cur.attr.value == "__traceback__":
@@ -51,10 +89,29 @@ class StorageRule(Rule):
                     return "exception", "sys.exc_info()"
                 if last in FRAME_CALLS and name.split(".")[0] in ("inspect", "sys", last) and not _has_depth(cur):
                     return "frame", name + "()"
+                keeper = self._keeper(cur, fn)
+                if keeper:
+                    return "exception", keeper
             elif isinstance(cur, (cst.Tuple, cst.List, cst.Set, cst.Dict)):
                 stack.extend(e.value for e in cur.elements)
             elif isinstance(cur, cst.Subscript) and ex.dotted(cur.value) and ex.dotted(cur.value).endswith("exc_info"):
                 return "exception", "sys.exc_info()"
+        return None
+
+    def _rebound(self, name: str, fn: Function) -> bool:
+        binding = fn.bindings.get(name)
+        return binding is not None and self.rebound.get((id(fn), name)) == binding.index
+
+    def _keeper(self, call: cst.Call, fn: Function) -> str | None:
+        """``Missing(e)``: a class of this file whose ``__init__`` stores the caught exception on self."""
+        cls = self.walker.facts.classes.get(ex.last_part(ex.callee(call)))
+        if cls is None or not cls.kept_params:
+            return None
+        for i, a in enumerate(call.args):
+            param = a.keyword.value if a.keyword else cls.init_params[i] if i < len(cls.init_params) else None
+            if (param in cls.kept_params and isinstance(a.value, cst.Name) and a.value.value in fn.handlers
+                    and not self._rebound(a.value.value, fn)):
+                return f"exception {a.value.value} (stored by {cls.name}.__init__ as self.{param})"
         return None
 
     def _say(self, stmt, kind: str, what: str, where: str) -> None:
@@ -62,67 +119,186 @@ class StorageRule(Rule):
 
     # -- CYC401 ------------------------------------------------------------
     def on_store(self, store, fn):
+        method = fn.enclosing_method()
+        if method is fn and fn.cls is not None and store.owner == fn.instance and fn.cls.name not in self.sized:
+            val = self.walker.value(store.value, fn)
+            if val.tensor or val.attached:
+                self.sized[fn.cls.name] = f"it keeps a tensor in {store.target}"
+        if store.target and store.target.endswith(".__traceback__") and ex.is_none(store.value):
+            self.clearers.add(fn.name)  # _detach_tracebacks(err): clears what it is given
+            self.locals.pop((id(fn), store.owner), None)
         kept = self._kept(store.value, fn)
-        if kept is not None:
-            self._say(store.stmt, *kept, where=(store.target or store.owner or "an object").replace("[]", ""))
-        if fn.instance and self._is_registry(store, fn):
+        where = (store.target or store.owner or "an object").replace("[]", "")
+        head = (store.owner or "").split(".")[0]
+        if kept is not None and head in fn.stored and head != fn.instance:
+            # a container local to this frame: no cycle once the name is rebound or deleted before the end
+            self.container_stores.append((fn, head, fn.bindings.get(head), store.stmt, kept, where))
+        elif kept is not None:
+            self._say(store.stmt, *kept, where=where)
+        obj = self._registered(store, fn)
+        if obj and self._is_registry(store, fn):
             where = (store.owner or "").replace("[]", "")
-            self.report(store.stmt, "CYC404", MSG_REGISTRY.format(obj=fn.instance, where=where))
+            self.report(store.stmt, "CYC404", MSG_REGISTRY.format(obj=obj, where=where))
 
     def on_bind(self, name, value, stmt, fn):
         key = (id(fn), name)
-        self.locals.pop(key, None)
         self.new_exc.pop(key, None)
         kept = self._kept(value, fn)
         if kept is not None and (kept[0] == "frame" or fn.handlers or "exc_info" in kept[1]):
-            self.locals[key] = (stmt, f"{kept[1]}|{kept[0]}")
-        elif isinstance(value, cst.Call) and ex.last_part(ex.callee(value)).endswith(EXC_SUFFIXES):
+            # every binding counts: ``err = e`` in two except blocks, either may be the one that stays
+            self.locals.setdefault(key, []).append((stmt, f"{kept[1]}|{kept[0]}"))
+            return
+        self.locals.pop(key, None)
+        if name in fn.handlers:
+            self.rebound[key] = fn.counter
+        if isinstance(value, cst.Call):  # raised later from this frame: an exception the frame holds
             self.new_exc[key] = stmt
 
     def on_del(self, node, fn):
         for name in ex.loaded_names(node.target):
             self.locals.pop((id(fn), name), None)
+            self.container_stores = [c for c in self.container_stores if c[0] is not fn or c[1] != name]
 
     def on_return(self, node, fn):
+        if id(fn) in self.unbounded and node.value is not None and id(fn) not in self.returns:
+            val = self.walker.value(node.value, fn)
+            if val.tensor or val.attached or _tensor_method(node.value):
+                self.returns[id(fn)] = f"{fn.name} returns tensors, each kept: {_short(node.value)}"
         if node.value is not None and fn.handlers:
             kept = self._kept(node.value, fn)
             if kept is not None:
                 self._say(node, *kept, where="the caller (returned from an except block)")
 
     def on_raise(self, node, fn):
-        if isinstance(node.exc, cst.Name):
+        if isinstance(node.exc, cst.Name) and node.exc.value not in fn.handlers:
             stmt = self.new_exc.pop((id(fn), node.exc.value), None)
             if stmt is not None:
                 self.report(stmt, "CYC401", MSG_NEW_EXC.format(name=node.exc.value))
 
     def leave_function(self, fn):
-        for (fid, name), (stmt, info) in list(self.locals.items()):
-            if fid == id(fn):
+        for (fid, name), kept in list(self.locals.items()):
+            for stmt, info in kept if fid == id(fn) else ():
                 what, kind = info.rsplit("|", 1)
-                self._say(stmt, kind, what, where=f"local {name}, which outlives the except block"
-                          if kind == "exception" else f"local {name}")
+                self.kept_locals.append((stmt, kind, what, name, self.passed.get((fid, name), set())))
         self.locals = {k: v for k, v in self.locals.items() if k[0] != id(fn)}
+        self.passed = {k: v for k, v in self.passed.items() if k[0] != id(fn)}
+        self.rebound = {k: v for k, v in self.rebound.items() if k[0] != id(fn)}
+        for c in [c for c in self.container_stores if c[0] is fn]:
+            self.container_stores.remove(c)
+            _, local, binding, stmt, kept, where = c
+            if fn.bindings.get(local) is binding:  # ``errors = [errors]; return errors.pop()`` frees the frame's hold
+                self._say(stmt, *kept, where=where)
+        for closure in [c for c in self.closures if c[0] is fn]:
+            self.closures.remove(closure)
+            _, node, binding, what = closure
+            if fn.bindings.get(node.name.value) is binding:  # rebound later: the cell no longer holds the function
+                self.report(node, "CYC403", MSG_RECURSIVE.format(name=node.name.value, what=what))
         self.new_exc = {k: v for k, v in self.new_exc.items() if k[0] != id(fn)}
 
     # -- CYC402, CYC403 ----------------------------------------------------
     def enter_function(self, fn):
-        if not fn.is_method or fn.instance is None or fn.node is None:
+        if fn.node is None or fn.parent is None:
             return
         for deco in fn.node.decorators:
             expr = deco.decorator.func if isinstance(deco.decorator, cst.Call) else deco.decorator
             name = ex.last_part(ex.dotted(expr))
-            if name in CACHES:
-                self.report(deco, "CYC402", MSG_CACHE.format(deco=name, name=fn.name))
+            if fn.is_method and fn.instance is not None:
+                self.caches.append((deco, name, fn))
+                if name in CACHES and _unbounded(deco):
+                    self.unbounded.add(id(fn))
+            if name not in CACHES:
+                continue
+            elif fn.parent.is_module:
+                self._module_cache(deco, name, fn)
+
+    def _module_cache(self, deco: cst.Decorator, name: str, fn: Function) -> None:
+        """A module-level cached function keyed by a model or a tensor keeps each one alive."""
+        modules = self.walker.facts.module_classes
+        for param in fn.params:
+            why = annotation_holds(annotation_of(param, fn), modules) or name_holds(param)
+            if why:
+                self.report(deco, "CYC402", MSG_CACHE_ARG.format(deco=name, name=fn.name, param=param, why=why))
+                return
+
+    def on_call(self, call, stmt, fn):
+        name = ex.callee(call)
+        if name in ("atexit.register", "atexit.unregister") and call.args and fn.node is not None:
+            self._atexit(name, call, stmt, fn)
+        for a in call.args:
+            if isinstance(a.value, cst.Name) and (id(fn), a.value.value) in self.locals and name:
+                self.passed.setdefault((id(fn), a.value.value), set()).add(ex.last_part(name))
+        cls = self.walker.facts.classes.get(ex.last_part(name)) if name else None
+        if cls is None or cls.name in self.sized:
+            return
+        for a in call.args:
+            val = self.walker.value(a.value, fn)
+            if val.tensor or val.attached or val.module:
+                self.sized[cls.name] = f"built with a {'module' if val.module else 'tensor'} argument here"
+                return
 
     def on_def(self, fn, parent):
         if parent.node is None or parent.is_class_body or fn.node is None:
             return
         if fn.name in fn.loads and fn.name not in fn.params and fn.name not in fn.stored:
-            self.report(fn.node, "CYC403", MSG_RECURSIVE.format(name=fn.name))
+            modules = self.walker.facts.module_classes
+            free = fn.loads - set(fn.params) - fn.stored - {fn.name}
+            for captured in sorted(free - comprehension_names(fn.node) if free else free):
+                why = variable_holds(captured, parent, modules)
+                if why:
+                    self.closures.append((parent, fn.node, parent.bindings.get(fn.name), f"{captured} ({why})"))
+                    return
+
+    def leave_file(self):
+        for stmt, what, fn_name, held in self.exits:
+            if what not in self.unregistered:
+                self.report(stmt, "CYC404", MSG_ATEXIT.format(what=what, fn=fn_name, held=held))
+        self.exits, self.unregistered = [], set()
+        for stmt, kind, what, name, passed_to in self.kept_locals:
+            if not passed_to & self.clearers:  # a helper of this file that clears its traceback breaks the cycle
+                self._say(stmt, kind, what, where=f"local {name}, which outlives the except block"
+                          if kind == "exception" else f"local {name}")
+        self.kept_locals = []
+        for deco, name, fn in self.caches:
+            cls, method = fn.cls, fn.name
+            why = ("an nn.Module" if cls.is_module else "it keeps modules" if cls.module_attrs
+                   else self.sized.get(cls.name) or self.returns.get(id(fn))
+                   or ("no maxsize: every instance ever used stays" if id(fn) in self.unbounded else None))
+            if name in CACHES and why:
+                self.report(deco, "CYC402", MSG_CACHE.format(deco=f"functools.{name}", name=method,
+                                                             why=f"{cls.name}: {why}"))
+                continue
+            wrapper = name not in CACHES and name and name not in NOT_CACHES and not torch_rooted(
+                ex.dotted(deco.decorator.func if isinstance(deco.decorator, cst.Call) else deco.decorator))
+            if "CYC402" in self.enabled and (wrapper or name in CACHES) and (why or cls.bases):
+                # known once every file is read: a helper of the project that wraps lru_cache, or a
+                # class that is an nn.Module through bases of other files
+                deco_text = f"functools.{name}" if name in CACHES else f"{name} (an lru_cache wrapper of this project)"
+                self.walker.facts.caches.append(CacheCandidate(
+                    deco, "" if name in CACHES else name, "" if why else cls.name,
+                    MSG_CACHE.format(deco=deco_text, name=method, why=f"{cls.name}: {why or '{why}'}")))
+        self.caches, self.sized, self.returns, self.unbounded = [], {}, {}, set()
 
     # -- CYC404, CYC405 ----------------------------------------------------
+    def _registered(self, store, fn: Function) -> str | None:
+        """The instance itself, or an argument judged a module or tensor, kept by the store (as the
+        value, or as the key of ``registry[module] = state``)."""
+        held = held_paths(store.value)
+        if fn.instance is not None:
+            return fn.instance if fn.instance in held else None
+        if store.kind == "item" and isinstance(store.stmt, (cst.Assign, cst.AnnAssign)):
+            targets = [t.target for t in store.stmt.targets] if isinstance(store.stmt, cst.Assign) else [store.stmt.target]
+            for t in targets:
+                if isinstance(t, cst.Subscript):
+                    held += [p for e in t.slice if isinstance(e.slice, cst.Index) for p in held_paths(e.slice.value)]
+        modules = self.walker.facts.module_classes
+        for name in dict.fromkeys(p for p in held if p in fn.params):
+            why = variable_holds(name, fn, modules)
+            if why:
+                return f"{name} ({why})"
+        return None
+
     def _is_registry(self, store, fn: Function) -> bool:
-        if fn.instance not in held_paths(store.value) or not store.owner:
+        if not store.owner:
             return False
         method = fn.enclosing_method()
         cls = method.cls if method else None
@@ -135,11 +311,41 @@ class StorageRule(Rule):
             definition = self.walker.facts.globals.get(head)
         else:
             return False
-        return definition is not None and not ex.is_weak_call(definition)
+        return definition is not None and not is_weak(definition)
+
+    def _atexit(self, name: str, call: cst.Call, stmt: cst.CSTNode, fn: Function) -> None:
+        """Registered per call with what the function holds (its instance, its arguments, its locals)."""
+        what = self.walker.module.code_for_node(call.args[0].value)
+        if name == "atexit.unregister":
+            self.unregistered.add(what)
+            return
+        local = set(fn.params) | fn.stored | ({fn.instance} if fn.instance else set())
+        held = [p for a in call.args for p in held_paths(a.value) if p.split(".")[0] in local]
+        if held:
+            self.exits.append((stmt, what, fn.name, ", ".join(dict.fromkeys(held))))
 
     def enter_class(self, cls, parent):
         if parent.node is not None and not parent.is_class_body:
             self.report(cls.node, "CYC405", MSG_CLASS.format(name=cls.name, fn=parent.name))
+
+
+def _unbounded(deco: cst.Decorator) -> bool:
+    """``@cache``, ``@lru_cache``, ``@lru_cache(None)``, ``@lru_cache(maxsize=None)``: no limit on entries."""
+    call = deco.decorator
+    if not isinstance(call, cst.Call):
+        return ex.last_part(ex.dotted(call)) == "cache"  # bare @lru_cache keeps 128
+    size = ex.arg(call, 0, "maxsize")
+    return ex.is_none(size)
+
+
+def _tensor_method(expr: cst.BaseExpression) -> bool:
+    """``x.clone()``, ``x.detach()``, ``x.contiguous()``: methods only tensors have."""
+    return isinstance(expr, cst.Call) and ex.method_name(expr) in ("clone", "detach", "contiguous", "cuda")
+
+
+def _short(expr: cst.BaseExpression) -> str:
+    text = cst.Module(body=[]).code_for_node(expr)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _has_depth(call: cst.Call) -> bool:

@@ -1,0 +1,112 @@
+"""Whether a variable can hold something of size: a tensor, a module, a state dict or a
+checkpoint, or a module's ``self``. Judged from what the value is (how it was bound, the
+annotation of the parameter that received it, the class of ``self``); the name only when
+nothing else says. A cycle or a cache that holds none of these holds small values only."""
+from __future__ import annotations
+
+import libcst as cst
+
+from ..vocabulary import MODULE_TYPES, TENSOR_TYPES, model_like, name_tokens
+from .exprs import all_params, child_nodes, dotted, last_part
+from .scopes import Function
+
+
+def defining_scope(name: str, fn: Function) -> Function | None:
+    """The enclosing function whose local ``name`` is (module and class scopes are no closure's)."""
+    scope: Function | None = fn
+    while scope is not None and scope.node is not None:
+        if name in scope.params or name in scope.stored:
+            return scope
+        scope = scope.parent
+    return None
+
+
+def annotation_of(name: str, fn: Function) -> cst.BaseExpression | None:
+    if fn.node is None:
+        return None
+    for p in all_params(fn.node.params):
+        if p.name.value == name and p.annotation is not None:
+            return p.annotation.annotation
+    return None
+
+
+def annotation_holds(ann: cst.BaseExpression | None, module_classes: set[str]) -> str | None:
+    """``torch.Tensor``, ``nn.Module``, ``dict[str, Tensor]``, a module class of the project."""
+    stack = [ann] if ann is not None else []
+    while stack:
+        cur = stack.pop()
+        path = dotted(cur)
+        if path is not None:
+            last = last_part(path)
+            if last in TENSOR_TYPES:
+                return f"annotated {path}"
+            if last in MODULE_TYPES or last in module_classes:
+                return f"annotated {path}"
+        elif isinstance(cur, cst.Subscript):
+            stack.append(cur.value)
+            stack.extend(e.slice.value for e in cur.slice if isinstance(e.slice, cst.Index))
+        elif isinstance(cur, cst.BinaryOperation):  # Tensor | None
+            stack.extend((cur.left, cur.right))
+        elif isinstance(cur, cst.SimpleString):  # "nn.Module"
+            text = cur.evaluated_value
+            if isinstance(text, str) and ({t for t in text.replace("[", " ").replace(".", " ").split()}
+                                          & (TENSOR_TYPES | MODULE_TYPES | module_classes)):
+                return f"annotated {text}"
+    return None
+
+
+def name_holds(name: str, models: bool = True) -> str | None:
+    """The last resort: ``state_dict``, ``ckpt``, ``checkpoint``, ``output_tensors``, ``model``."""
+    tokens = name_tokens(name)
+    if ("state" in tokens and "dict" in tokens) or "ckpt" in tokens or "checkpoint" in tokens:
+        return "named like a state dict or checkpoint"
+    if tokens and tokens[-1] in ("tensor", "tensors"):
+        return "named like tensors"
+    if models and model_like(name):
+        return "named like a model"
+    return None
+
+
+def variable_holds(name: str, fn: Function, module_classes: set[str]) -> str | None:
+    """Why the variable ``name`` seen from ``fn`` can hold something of size, or None."""
+    scope = defining_scope(name, fn)
+    if scope is None:
+        return None
+    if name == scope.instance and scope.is_method:
+        cls = scope.cls
+        if cls is not None and (cls.is_module or cls.module_attrs):
+            return f"the instance of {cls.name}, an nn.Module" if cls.is_module else \
+                f"the instance of {cls.name}, which keeps modules"
+        # any object: what it holds (a tracer, graph arguments, a converter's tensors) is not visible here
+        return f"the {cls.name} instance and all it holds" if cls is not None else None
+    val = scope.env.get(name)
+    if val is not None and (val.tensor or val.attached):
+        return "a tensor"
+    if val is not None and val.module:
+        return "a module"
+    why = annotation_holds(annotation_of(name, scope), module_classes)
+    if why or name in scope.params or (val is not None and val.deps):
+        return why or name_holds(name)
+    # a local bound to a display or a plain value: an empty list is filled later, so only a name that
+    # says tensors or a state dict counts (``stage_output_tensors = []``), not a model noun (``head_dims``)
+    return name_holds(name, models=False)
+
+
+def comprehension_names(node: cst.CSTNode) -> set[str]:
+    """Names bound by the comprehensions inside ``node`` (``[f(t) for t in v]``): local to them."""
+    out: set[str] = set()
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, cst.CompFor):
+            out |= _target_names(cur.target)
+        stack.extend(child_nodes(cur))
+    return out
+
+
+def _target_names(target: cst.CSTNode) -> set[str]:
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return {n for e in target.elements for n in _target_names(e.value)}
+    return set()
