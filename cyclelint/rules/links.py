@@ -75,7 +75,7 @@ class LinkRule(Rule):
             if store.target:
                 self.breaks.setdefault(id(fn), []).append((store.target, fn.counter))
             return
-        if not self._local(fn, owner.split(".", 1)[0]):
+        if not self._local(fn, owner.split(".", 1)[0]) or self._class_level(owner, fn):
             return
         for path in held_paths(store.value):
             path = self._module_alias(path, fn)
@@ -110,6 +110,15 @@ class LinkRule(Rule):
         if keep:
             self.walker.facts.ctor_calls.extend(found)
         return found
+
+    def _class_level(self, owner: str, fn: Function) -> bool:
+        """``self.instances`` that only the class body binds: the container is the class's, shared by every
+        instance, not a slot of this one (a registry, not a self-cycle)."""
+        head, _, attr = owner.partition(".")
+        method = fn.enclosing_method()
+        cls = method.cls if method else None
+        return (head == fn.instance and "." not in attr and cls is not None
+                and attr in cls.class_attrs and attr not in cls.data_attrs)
 
     def _module_alias(self, path: str, fn: Function) -> str:
         """``m`` from ``for name, m in self.named_modules()`` may be the instance itself."""

@@ -5,14 +5,15 @@ closure cell, ``__self__`` or default -> object.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import libcst as cst
 
 from ..analysis import exprs as ex
 from ..analysis.scopes import ClassInfo, Function
+from ..analysis.undo import undone_on_every_path
 from ..analysis.walker import held_names
-from ..vocabulary import CLASS_NAMES, HOOK_RE, KEEPERS, PARTIALS, STORE_METHODS
+from ..vocabulary import CLASS_NAMES, HOOK_RE, KEEPERS, PARTIALS, STORE_METHODS, TENSOR_HOOKS, THREADS, WRAPPERS
 from .base import Rule
 
 MESSAGES = {
@@ -43,6 +44,11 @@ class Pending:
     where: str
     hook: bool = False
     handle: str | None = None  # self.X holding the hook's handle
+    fn: Function | None = None  # the function that set it up
+    slot: str | None = None  # ``o.attr`` it was stored on: a later ``o.attr = saved`` / ``del o.attr`` undoes it
+    local_handle: str | None = None  # ``h = m.register_..._hook(...)``: a later ``h.remove()`` undoes it
+    threads: set[str] = field(default_factory=set)  # paths holding a Thread built around the callable
+    fresh_receiver: str | None = None  # tensor hook on a local this call made: no cycle unless it is kept
 
 
 class SelfCaptureRule(Rule):
@@ -52,6 +58,9 @@ class SelfCaptureRule(Rule):
         super().__init__(*args)
         self.pending: list[Pending] = []
         self.handle_locals: dict[tuple[int, str], Pending] = {}
+        self.thread_locals: set[tuple[int, str]] = set()  # ``t = Thread(target=...)``
+        self.started: dict[int, set[str]] = {}  # per function: paths whose ``.start()`` it calls
+        self.kept: dict[int, set[str]] = {}  # per function: local names it stores somewhere
 
     # -- what a value captures ---------------------------------------------
     def capture(self, expr: cst.BaseExpression, names: set[str], fn: Function, target_attr: str | None = None) -> Capture | None:
@@ -84,7 +93,7 @@ class SelfCaptureRule(Rule):
                     out.append(found)
                     continue
                 last = ex.last_part(ex.callee(cur))
-                if last in KEEPERS or (last[:1].isupper() and not ex.is_weak_call(cur)):
+                if last in KEEPERS or ex.callee(cur) in WRAPPERS or (last[:1].isupper() and not ex.is_weak_call(cur)):
                     stack.extend(a.value for a in reversed(cur.args))
             elif isinstance(cur, (cst.Tuple, cst.List, cst.Set, cst.Dict)):
                 stack.extend(e.value for e in reversed(cur.elements))
@@ -137,6 +146,9 @@ class SelfCaptureRule(Rule):
             for p in self.pending:
                 if p.hook and p.stmt is stmt:
                     self.handle_locals[(id(fn), name)] = p
+                    p.local_handle = name
+        if _is_thread(value):
+            self.thread_locals.add((id(fn), name))
 
     def on_def(self, fn: Function, parent: Function) -> None:
         if parent.node is None or fn.node is None:
@@ -147,6 +159,7 @@ class SelfCaptureRule(Rule):
 
     # -- stores ------------------------------------------------------------
     def on_store(self, store, fn):
+        self.kept.setdefault(id(fn), set()).update(held_names(store.value))
         if store.owner is None:
             return
         obj = store.owner.split(".", 1)[0]
@@ -164,11 +177,21 @@ class SelfCaptureRule(Rule):
         caps = self.captures(store.value, {obj}, fn, target_attr)
         if caps:
             where = store.target.replace("[]", "") if store.target else store.owner
-            self._defer(Pending(self._cls(fn), store.stmt, caps, obj, where))
+            p = Pending(self._cls(fn), store.stmt, caps, obj, where, fn=fn)
+            if store.kind == "attr" and not store.augmented:
+                p.slot = store.target
+            held = held_names(store.value)
+            if _is_thread(store.value) or any((id(fn), n) in self.thread_locals for n in held):
+                p.threads = {where} | held
+            self._defer(p)
 
     # -- hooks -------------------------------------------------------------
     def on_call(self, call, stmt, fn):
         name = ex.method_name(call) or ex.last_part(ex.callee(call))
+        if name == "start" and ex.receiver(call) is not None:
+            path = ex.dotted(ex.strip_items(ex.receiver(call)))
+            if path:
+                self.started.setdefault(id(fn), set()).add(path)
         if not HOOK_RE.match(name):
             return
         hook = ex.arg(call, 0, "hook")
@@ -184,8 +207,10 @@ class SelfCaptureRule(Rule):
             return
         obj = fn.instance if fn.instance and self.capture(hook, {fn.instance}, fn) else recv_root
         where = ex.dotted(recv) if recv is not None else "a global hook table"
-        p = Pending(self._cls(fn), stmt, caps, obj or "the object", where or "an object", hook=True)
+        p = Pending(self._cls(fn), stmt, caps, obj or "the object", where or "an object", hook=True, fn=fn)
         p.handle = _handle_attr(stmt, fn)
+        if name in TENSOR_HOOKS and recv_root and _made_here(recv_root, fn):
+            p.fresh_receiver = recv_root
         self._defer(p)
 
     # -- resolution --------------------------------------------------------
@@ -194,17 +219,44 @@ class SelfCaptureRule(Rule):
         return method.cls if method else None
 
     def _defer(self, p: Pending) -> None:
-        if p.cls is None:
-            p.captures = [c for c in p.captures if c.method is None]
-            if p.captures:
-                self._emit(p)
-        else:
-            self.pending.append(p)
+        self.pending.append(p)  # judged when its function ends (undo, thread start), then its class
 
     def leave_function(self, fn):
         method = fn.enclosing_method()
         if fn.calls_remove and method is not None and method.cls is not None:
             method.cls.removed_attrs |= fn.self_loads
+        keep = []
+        for p in self.pending:
+            if p.fn is not fn:
+                keep.append(p)
+            elif self._undone(p, fn):
+                continue
+            elif p.cls is None:
+                p.captures = [c for c in p.captures if c.method is None]
+                if p.captures:
+                    self._emit(p)
+            else:
+                keep.append(p)
+        self.pending = keep
+        fid = id(fn)
+        self.handle_locals = {k: v for k, v in self.handle_locals.items() if k[0] != fid}
+        self.thread_locals = {k for k in self.thread_locals if k[0] != fid}
+        self.started.pop(fid, None)
+        self.kept.pop(fid, None)
+
+    def _undone(self, p: Pending, fn: Function) -> bool:
+        """Set up and taken down again by the same call, or never a cycle past it."""
+        if p.threads & self.started.get(id(fn), set()):
+            return True  # a started Thread: its frame holds the object anyway, and run() drops the target
+        if p.fresh_receiver is not None and p.fresh_receiver not in self.kept.get(id(fn), set()):
+            return True  # hooked tensor made by this call and handed on: the object never reaches it
+        if fn.node is None:
+            return False
+        if p.slot is not None:
+            return undone_on_every_path(fn.node, p.stmt, lambda small: _rebinds(small, p.slot))
+        if p.local_handle is not None:
+            return undone_on_every_path(fn.node, p.stmt, lambda small: _removes(small, p.local_handle))
+        return False
 
     def leave_class(self, cls, body):
         keep = []
@@ -252,3 +304,39 @@ def _handle_attr(stmt: cst.CSTNode, fn: Function) -> str | None:
         if path and fn.instance and path.startswith(f"{fn.instance}."):
             return path.split(".")[1]
     return None
+
+
+def _is_thread(value: cst.BaseExpression) -> bool:
+    return isinstance(value, cst.Call) and ex.last_part(ex.callee(value)) in THREADS
+
+
+def _made_here(name: str, fn: Function) -> bool:
+    """``name`` was last bound here to a new value (``loss = x.detach().requires_grad_()``, ``a, b = f(...)``),
+    not to an alias of something older (a loop over parameters, ``p = self.weight``, ``getattr``)."""
+    if name == fn.instance or name in fn.params:
+        return False
+    binding = fn.bindings.get(name)
+    stmt = binding.stmt if binding else None
+    if not isinstance(stmt, (cst.Assign, cst.AnnAssign)) or stmt.value is None:
+        return False
+    value = stmt.value
+    return isinstance(value, cst.Call) and ex.callee(value) not in ("getattr", "next", "iter") and not ex.is_weak_call(value)
+
+
+def _rebinds(small: cst.BaseSmallStatement, slot: str) -> bool:
+    """``o.attr = ...`` or ``del o.attr``: whatever ``slot`` held before is dropped."""
+    if isinstance(small, cst.Assign):
+        return any(ex.dotted(t.target) == slot for t in small.targets)
+    if isinstance(small, cst.AnnAssign):
+        return small.value is not None and ex.dotted(small.target) == slot
+    if isinstance(small, cst.Del):
+        targets = small.target.elements if isinstance(small.target, (cst.Tuple, cst.List)) else [small.target]
+        return any(ex.dotted(t.value if isinstance(t, cst.BaseElement) else t) == slot for t in targets)
+    return False
+
+
+def _removes(small: cst.BaseSmallStatement, handle: str) -> bool:
+    """``handle.remove()``."""
+    value = small.value if isinstance(small, cst.Expr) else None
+    return (isinstance(value, cst.Call) and ex.method_name(value) == "remove"
+            and isinstance(ex.receiver(value), cst.Name) and ex.receiver(value).value == handle)
