@@ -33,6 +33,7 @@ from .vocabulary import (
     STORE_METHODS,
     STRONG_DATA,
     WEAK_DATA,
+    WRAPPERS,
     dunder,
     loss_like,
     model_like,
@@ -344,6 +345,8 @@ class _Scan:
             if "CYC2" in fam and (owner == p or owner.startswith(p + ".")):
                 return "self.me = self, self.child.parent = self"
             self.links.append((owner, p))
+        if "CYC2" in fam and paths and self.fn.name == "forward" and owner.split(".")[0] == self.fn.first != instance:
+            return "CYC201: ctx.x = value in an autograd forward"
         if instance and instance in paths and fam & {"CYC2", "CYC4"}:
             return "other.partner = self, Registry.instances.append(self)"
         if fam & {"CYC1", "CYC2"} and any(p in self.aliases for p in paths):
@@ -376,7 +379,7 @@ class _Scan:
                     if any((isinstance(a, ast.Name) and a.id == root) or _is_attr_of(a, root) for a in args):
                         return True  # partial(f, self), MethodType(f, m), partial(w, module.forward)
                     stack.extend(args)
-                elif name in KEEPERS or name[:1].isupper():
+                elif name in KEEPERS or name[:1].isupper() or dotted(cur.func) in WRAPPERS:
                     stack.extend(args)
                 elif slot is not None and any(_is_attr_of(a, root) and a.attr == slot for a in args):
                     if any(isinstance(a, ast.Name) and a.id == root for a in args) or (
