@@ -415,6 +415,10 @@ class _Scan:
                 if "CYC1" in fam and HOOK_RE.match(name):
                     self.hit("CYC104: register_*hook")
                     return calls, words
+                if "CYC1" in fam and name == "__init__" and self.fn_instance and any(
+                        _is_attr_of(a, self.fn_instance) and a.attr in self.methods for a in sub.args):
+                    self.hit("CYC103: own bound method handed to a base __init__")
+                    return calls, words
                 if "CYC4" in fam and name in KEPT_CALLS:
                     root = (dotted(sub.func) or "").split(".")[0]
                     if root in ("inspect", "sys") or (root == name and not sub.args):

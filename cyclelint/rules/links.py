@@ -55,6 +55,7 @@ class CtorCall:
     keyword: str | None
     obj: str
     owner_is_module: bool
+    code: str = "CYC202"  # CYC103: the instance's own bound method handed to a base ``__init__`` that keeps it
 
 
 class LinkRule(Rule):

@@ -11,10 +11,12 @@ import libcst as cst
 
 from ..analysis import exprs as ex
 from ..analysis.scopes import ClassInfo, Function
+from ..analysis.tensors import NO_GRAD_CONTEXTS
 from ..analysis.undo import undone_on_every_path
 from ..analysis.walker import held_names
 from ..vocabulary import CLASS_NAMES, HOOK_RE, KEEPERS, PARTIALS, STORE_METHODS, TENSOR_HOOKS, THREADS, WRAPPERS
 from .base import Rule
+from .links import CtorCall
 
 MESSAGES = {
     "CYC101": "lambda stored on {where} captures {obj}: {obj} can only be freed by the cycle collector; "
@@ -23,6 +25,9 @@ MESSAGES = {
     "collector; pass what it needs as arguments or reach {obj} through weakref",
     "CYC103": "bound method or partial over {obj} stored on {where} keeps {obj} alive through itself: a cycle "
     "only the collector frees; store weakref.WeakMethod or look the method up when it is called",
+    "CYC103_BASE": "bound method {obj}.{what} handed to {cls}.__init__, which keeps it as {obj}.{param}: {obj} keeps "
+    "itself alive through its own attribute, a cycle only the collector frees; store weakref.WeakMethod or look "
+    "the method up when it is called",
     "CYC104": "hook registered on {where} captures {obj}: the hooked object keeps {obj} and its tensors alive; "
     "keep the handle and .remove() it, or capture a weakref",
 }
@@ -61,6 +66,7 @@ class SelfCaptureRule(Rule):
         self.thread_locals: set[tuple[int, str]] = set()  # ``t = Thread(target=...)``
         self.started: dict[int, set[str]] = {}  # per function: paths whose ``.start()`` it calls
         self.kept: dict[int, set[str]] = {}  # per function: local names it stores somewhere
+        self.handed: list[tuple[ClassInfo, str, CtorCall]] = []  # super().__init__(self.m): judged at leave_class
 
     # -- what a value captures ---------------------------------------------
     def capture(self, expr: cst.BaseExpression, names: set[str], fn: Function, target_attr: str | None = None) -> Capture | None:
@@ -192,6 +198,8 @@ class SelfCaptureRule(Rule):
             path = ex.dotted(ex.strip_items(ex.receiver(call)))
             if path:
                 self.started.setdefault(id(fn), set()).add(path)
+        if name == "__init__" and fn.instance:
+            self._base_init(call, stmt, fn)
         if not HOOK_RE.match(name):
             return
         hook = ex.arg(call, 0, "hook")
@@ -212,6 +220,32 @@ class SelfCaptureRule(Rule):
         if name in TENSOR_HOOKS and recv_root and _made_here(recv_root, fn):
             p.fresh_receiver = recv_root
         self._defer(p)
+
+    def _base_init(self, call: cst.Call, stmt: cst.CSTNode, fn: Function) -> None:
+        """``super().__init__(self.m, ...)`` / ``Base.__init__(self, self.m)``: the base may keep ``self.m`` on the
+        instance (pyro's Rejector); whether it does is known once every file's classes are (engine)."""
+        cls = self._cls(fn)
+        recv = ex.receiver(call)
+        if cls is None or recv is None:
+            return
+        if isinstance(recv, cst.Call) and ex.callee(recv) == "super":
+            base, skip = (ex.last_part(cls.bases[0]) if cls.bases else ""), 0
+        else:
+            base, skip = ex.last_part(ex.dotted(recv)), 1
+            first = call.args[0].value if call.args else None
+            if not (isinstance(first, cst.Name) and first.value == fn.instance):
+                return
+        if not base or base == "object":
+            return
+        method = fn.enclosing_method()
+        for i, a in enumerate(call.args[skip:]):
+            v = a.value
+            if a.star or not (isinstance(v, cst.Attribute) and isinstance(v.value, cst.Name) and v.value.value == fn.instance):
+                continue
+            kw = a.keyword.value if a.keyword else None
+            ctor = CtorCall(stmt, base, None if kw else i, kw, fn.instance, bool(method and method.cls and method.cls.is_module),
+                            code="CYC103")
+            self.handed.append((cls, v.attr.value, ctor))
 
     # -- resolution --------------------------------------------------------
     def _cls(self, fn: Function) -> ClassInfo | None:
@@ -259,6 +293,13 @@ class SelfCaptureRule(Rule):
         return False
 
     def leave_class(self, cls, body):
+        calls = set()
+        for owner, attr, ctor in self.handed:
+            if owner is cls and id(ctor.stmt) not in calls and _plain_method(cls, attr):
+                calls.add(id(ctor.stmt))
+                ctor.obj = f"{ctor.obj}.{attr}"
+                self.walker.facts.ctor_calls.append(ctor)
+        self.handed = [h for h in self.handed if h[0] is not cls]
         keep = []
         for p in self.pending:
             if p.cls is not cls:
@@ -340,3 +381,19 @@ def _removes(small: cst.BaseSmallStatement, handle: str) -> bool:
     value = small.value if isinstance(small, cst.Expr) else None
     return (isinstance(value, cst.Call) and ex.method_name(value) == "remove"
             and isinstance(ex.receiver(value), cst.Name) and ex.receiver(value).value == handle)
+
+
+def handed_method_message(call: CtorCall, param: str) -> str:
+    obj, _, attr = call.obj.partition(".")
+    return MESSAGES["CYC103_BASE"].format(obj=obj, what=attr, cls=call.cls_name, param=param)
+
+
+def _plain_method(cls: ClassInfo, attr: str) -> bool:
+    """``attr`` is a regular method of ``cls`` without decorators other than grad-mode ones: a decorator
+    may turn it into anything (pyro 0.3.4's ``@weakmethod`` binds the instance weakly)."""
+    if cls.methods.get(attr) != "method":
+        return False
+    for stmt in cls.node.body.body:
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == attr:
+            return all(ex.last_part(d) in NO_GRAD_CONTEXTS for d in ex.decorator_names(stmt))
+    return False
