@@ -30,13 +30,15 @@ def undone_on_every_path(fn: cst.FunctionDef, stmt: cst.CSTNode, undoes: Undoes)
     for depth in range(len(levels) - 1, -1, -1):
         block, index, role = levels[depth]
         state = seq.run(block[index + 1:])
-        if state != OPEN:
-            return state == UNDONE
+        if state == EXITS:  # a return or raise still runs every enclosing finally
+            return any(seq.run(final) == UNDONE for final in _finally_blocks(levels[: depth + 1]))
+        if state == UNDONE:
+            return True
         if depth == 0:
             return False
         parent = levels[depth - 1][0][levels[depth - 1][1]]
         if isinstance(parent, (cst.Try, cst.TryStar)):
-            if parent.finalbody is not None and seq.run(parent.finalbody.body.body) == UNDONE:
+            if role != "finally" and parent.finalbody is not None and seq.run(parent.finalbody.body.body) == UNDONE:
                 return True
             if role == "try":
                 if not parent.handlers:
@@ -80,9 +82,13 @@ class _Sequence:
             handlers = [self.run(h.body.body) for h in s.handlers]
             orelse = self.run(s.orelse.body.body) if s.orelse is not None else OPEN
             caught = bool(handlers) and all(h == UNDONE for h in handlers)
-            if caught and UNDONE in (body, orelse):
+            if caught and body == UNDONE:
                 return UNDONE
-            return EXITS if EXITS in (body, orelse, *handlers) else OPEN
+            if body == EXITS:
+                return EXITS  # a return inside the try skips its else
+            if caught and orelse == UNDONE:
+                return UNDONE
+            return EXITS if EXITS in (orelse, *handlers) else OPEN
         if isinstance(s, cst.If):
             body = self.run(s.body.body)
             if any(s.test.deep_equals(g) for g in self.guards):
@@ -103,6 +109,16 @@ class _Sequence:
         if isinstance(orelse, cst.If):
             return self.compound(orelse)
         return self.run(orelse.body.body)
+
+
+def _finally_blocks(levels: list[tuple[Sequence[cst.CSTNode], int, str]]) -> list[Sequence[cst.CSTNode]]:
+    """The ``finally`` bodies of the ``try`` statements whose body, handler or else holds the innermost level."""
+    out = []
+    for (block, index, _), (_, _, role) in zip(levels, levels[1:]):
+        parent = block[index]
+        if isinstance(parent, (cst.Try, cst.TryStar)) and role != "finally" and parent.finalbody is not None:
+            out.append(parent.finalbody.body.body)
+    return out
 
 
 def _has_exit(node: cst.CSTNode) -> bool:

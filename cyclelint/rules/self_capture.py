@@ -38,6 +38,7 @@ class Capture:
     code: str
     what: str
     method: str | None = None  # ``self.m``: holds only if ``m`` is a regular method
+    holder: str | None = None  # the object it keeps, when not the store's root (``self.opt``)
 
 
 @dataclass
@@ -74,7 +75,8 @@ class SelfCaptureRule(Rule):
         found = self.captures(expr, names, fn, target_attr)
         return found[0] if found else None
 
-    def captures(self, expr: cst.BaseExpression, names: set[str], fn: Function, target_attr: str | None = None) -> list[Capture]:
+    def captures(self, expr: cst.BaseExpression, names: set[str], fn: Function, target_attr: str | None = None,
+                 owner: str | None = None) -> list[Capture]:
         """Every callable in ``expr`` that may keep one of ``names`` alive, in source order.
         ``self.m`` candidates hold only if ``m`` turns out to be a regular method."""
         out: list[Capture] = []
@@ -94,7 +96,7 @@ class SelfCaptureRule(Rule):
                     if cur.value.value == fn.instance:
                         out.append(Capture("CYC103", ex.dotted(cur) or attr, attr))
             elif isinstance(cur, cst.Call):
-                found = self._call_capture(cur, names, fn, target_attr)
+                found = self._call_capture(cur, names, fn, target_attr, owner)
                 if found is not None:
                     out.append(found)
                     continue
@@ -107,7 +109,8 @@ class SelfCaptureRule(Rule):
                 stack.extend((cur.orelse, cur.body))
         return out
 
-    def _call_capture(self, call: cst.Call, names: set[str], fn: Function, target_attr: str | None) -> Capture | None:
+    def _call_capture(self, call: cst.Call, names: set[str], fn: Function, target_attr: str | None,
+                      owner: str | None = None) -> Capture | None:
         """``partial(f, obj)``, ``MethodType(f, obj)``, or a wrapper of the very attribute it replaces."""
         if ex.is_weak_call(call):
             return None
@@ -126,17 +129,16 @@ class SelfCaptureRule(Rule):
             return None
         if target_attr is None:
             return None
-        # opt.step = with_counter(opt.step, opt); self.forward = torch.compile(self.forward)
-        wraps_target = any(
-            isinstance(a, cst.Attribute) and a.attr.value == target_attr
-            and isinstance(a.value, cst.Name) and a.value.value in names
-            for a in args
-        )
-        if not wraps_target:
+        # opt.step = with_counter(opt.step, opt); self.opt.step = with_counter(self.opt.step, self.opt);
+        # self.forward = torch.compile(self.forward)
+        holders = names | ({owner} if owner else set())
+        wrapped = [ex.dotted(a.value) for a in args if isinstance(a, cst.Attribute) and a.attr.value == target_attr]
+        if not set(wrapped) & holders:
             return None
-        if any(isinstance(a, cst.Name) and a.value in names for a in args):
-            return Capture("CYC103", f"{last}(...)")
-        if names == {fn.instance}:
+        kept = [ex.dotted(a) for a in args if isinstance(a, (cst.Name, cst.Attribute)) and ex.dotted(a) in holders]
+        if kept:
+            return Capture("CYC103", f"{last}(...)", holder=kept[0])
+        if fn.instance in wrapped and names == {fn.instance}:
             return Capture("CYC103", f"{last}(...)", target_attr)
         return None
 
@@ -180,7 +182,7 @@ class SelfCaptureRule(Rule):
                 if p is not None and slot:
                     p.handle = slot.split(".")[0]
         target_attr = store.target.rsplit(".", 1)[-1] if store.kind == "attr" and store.target else None
-        caps = self.captures(store.value, {obj}, fn, target_attr)
+        caps = self.captures(store.value, {obj}, fn, target_attr, store.owner)
         if caps:
             where = store.target.replace("[]", "") if store.target else store.owner
             p = Pending(self._cls(fn), store.stmt, caps, obj, where, fn=fn)
@@ -331,7 +333,7 @@ class SelfCaptureRule(Rule):
     def _emit(self, p: Pending) -> None:
         cap = p.captures[0]
         code = "CYC104" if p.hook else cap.code
-        self.report(p.stmt, code, MESSAGES[code].format(obj=p.obj, where=p.where, what=cap.what))
+        self.report(p.stmt, code, MESSAGES[code].format(obj=cap.holder or p.obj, where=p.where, what=cap.what))
 
 
 def _handle_attr(stmt: cst.CSTNode, fn: Function) -> str | None:
