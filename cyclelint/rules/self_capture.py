@@ -55,6 +55,7 @@ class Pending:
     local_handle: str | None = None  # ``h = m.register_..._hook(...)``: a later ``h.remove()`` undoes it
     threads: set[str] = field(default_factory=set)  # paths holding a Thread built around the callable
     fresh_receiver: str | None = None  # tensor hook on a local this call made: no cycle unless it is kept
+    returned_by: str | None = None  # ``return m.register_..._hook(...)`` in this method: its callers keep the handle
 
 
 class SelfCaptureRule(Rule):
@@ -68,6 +69,7 @@ class SelfCaptureRule(Rule):
         self.started: dict[int, set[str]] = {}  # per function: paths whose ``.start()`` it calls
         self.kept: dict[int, set[str]] = {}  # per function: local names it stores somewhere
         self.handed: list[tuple[ClassInfo, str, CtorCall]] = []  # super().__init__(self.m): judged at leave_class
+        self.result_slots: dict[tuple[int, str], str] = {}  # (class, method) -> X of ``self.X = self.method(...)``
 
     # -- what a value captures ---------------------------------------------
     def capture(self, expr: cst.BaseExpression, names: set[str], fn: Function, target_attr: str | None = None) -> Capture | None:
@@ -177,6 +179,11 @@ class SelfCaptureRule(Rule):
             return  # a class object always sits in a cycle (its __mro__): one more changes nothing
         if obj == fn.instance:  # a hook's handle kept on the instance: self.handles.append(h), self.h[k] = [h1, h2]
             slot = store.owner.partition(".")[2] or (store.target or "").partition(".")[2]
+            value = store.value
+            cls = self._cls(fn)
+            if cls is not None and slot and isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+                    and isinstance(value.func.value, cst.Name) and value.func.value.value == fn.instance:
+                self.result_slots[(id(cls), value.func.attr.value)] = slot.split(".")[0]  # self.h = self._register()
             for name in held_names(store.value):
                 p = self.handle_locals.get((id(fn), name))
                 if p is not None and slot:
@@ -219,6 +226,8 @@ class SelfCaptureRule(Rule):
         where = ex.dotted(recv) if recv is not None else "a global hook table"
         p = Pending(self._cls(fn), stmt, caps, obj or "the object", where or "an object", hook=True, fn=fn)
         p.handle = _handle_attr(stmt, fn)
+        if isinstance(stmt, cst.Return) and stmt.value is call and fn.is_method:
+            p.returned_by = fn.name
         if name in TENSOR_HOOKS and recv_root and _made_here(recv_root, fn):
             p.fresh_receiver = recv_root
         self._defer(p)
@@ -258,9 +267,9 @@ class SelfCaptureRule(Rule):
         self.pending.append(p)  # judged when its function ends (undo, thread start), then its class
 
     def leave_function(self, fn):
-        method = fn.enclosing_method()
-        if fn.calls_remove and method is not None and method.cls is not None:
-            method.cls.removed_attrs |= fn.self_loads
+        # only a method's own .remove() calls count: a nested function (a hook removing itself) may never run
+        if fn.calls_remove and fn.is_method and fn.cls is not None:
+            fn.cls.removed_attrs |= fn.self_loads
         keep = []
         for p in self.pending:
             if p.fn is not fn:
@@ -308,6 +317,8 @@ class SelfCaptureRule(Rule):
                 keep.append(p)
                 continue
             p.captures = [c for c in p.captures if c.method is None or self._is_bound_method(cls, c.method, p.hook)]
+            if p.returned_by is not None and p.handle is None:
+                p.handle = self.result_slots.get((id(cls), p.returned_by))
             if p.captures and not (p.hook and p.handle and p.handle in cls.removed_attrs):
                 self._emit(p)
         self.pending = keep
