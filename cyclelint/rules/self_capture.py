@@ -69,6 +69,8 @@ class SelfCaptureRule(Rule):
         self.started: dict[int, set[str]] = {}  # per function: paths whose ``.start()`` it calls
         self.kept: dict[int, set[str]] = {}  # per function: local names it stores somewhere
         self.handed: list[tuple[ClassInfo, str, CtorCall]] = []  # super().__init__(self.m): judged at leave_class
+        self.sized: set[int] = set()  # classes whose instances may hold something of size (see _small)
+        self.small_classes: set[str] = set()  # classes of this file whose instances hold only small values
         self.result_slots: dict[tuple[int, str], str] = {}  # (class, method) -> X of ``self.X = self.method(...)``
 
     # -- what a value captures ---------------------------------------------
@@ -173,6 +175,10 @@ class SelfCaptureRule(Rule):
         if store.owner is None:
             return
         obj = store.owner.split(".", 1)[0]
+        cls = self._cls(fn)
+        if cls is not None and obj == fn.instance and not (
+                store.kind == "attr" and store.owner == obj and _small(store.value, fn)):
+            self.sized.add(id(cls))
         if obj != fn.instance and obj not in fn.params and obj not in fn.stored:
             return
         if obj in CLASS_NAMES or obj in self.walker.facts.classes:
@@ -209,6 +215,8 @@ class SelfCaptureRule(Rule):
                 self.started.setdefault(id(fn), set()).add(path)
         if name == "__init__" and fn.instance:
             self._base_init(call, stmt, fn)
+        if name in SIZED_CALLS and fn.instance and self._cls(fn) is not None and ex.root(call.func) == fn.instance:
+            self.sized.add(id(self._cls(fn)))
         if not HOOK_RE.match(name):
             return
         hook = ex.arg(call, 0, "hook")
@@ -311,6 +319,10 @@ class SelfCaptureRule(Rule):
                 ctor.obj = f"{ctor.obj}.{attr}"
                 self.walker.facts.ctor_calls.append(ctor)
         self.handed = [h for h in self.handed if h[0] is not cls]
+        small = id(cls) not in self.sized and all(
+            b in ("", "object") or ex.last_part(b) == "Module" or ex.last_part(b) in self.small_classes for b in cls.bases)
+        if small:
+            self.small_classes.add(cls.name)
         keep = []
         for p in self.pending:
             if p.cls is not cls:
@@ -319,6 +331,8 @@ class SelfCaptureRule(Rule):
             p.captures = [c for c in p.captures if c.method is None or self._is_bound_method(cls, c.method, p.hook)]
             if p.returned_by is not None and p.handle is None:
                 p.handle = self.result_slots.get((id(cls), p.returned_by))
+            if small and p.fn is not None and p.obj == p.fn.instance:
+                continue  # the cycle holds an instance that keeps only small values (an activation, a strategy)
             if p.captures and not (p.hook and p.handle and p.handle in cls.removed_attrs):
                 self._emit(p)
         self.pending = keep
@@ -409,4 +423,32 @@ def _plain_method(cls: ClassInfo, attr: str) -> bool:
     for stmt in cls.node.body.body:
         if isinstance(stmt, cst.FunctionDef) and stmt.name.value == attr:
             return all(ex.last_part(d) in NO_GRAD_CONTEXTS for d in ex.decorator_names(stmt))
+    return False
+
+
+# Calls on the instance that give it parameters, buffers or submodules.
+SIZED_CALLS = frozenset({"register_buffer", "register_parameter", "add_module", "register_module", "__setattr__"})
+
+
+def _small(value: cst.BaseExpression, fn: Function) -> bool:
+    """A value that holds nothing of size whatever the caller passed: constants, function references,
+    the instance's own methods, partials and lambdas over those, and displays of them."""
+    if isinstance(value, (cst.BaseNumber, cst.BaseString)):
+        return True
+    if isinstance(value, cst.Name):
+        return value.value in ("None", "True", "False")
+    if isinstance(value, cst.Attribute):
+        root = ex.root(value)
+        return root == fn.instance or (root not in fn.params and root not in fn.stored)
+    if isinstance(value, cst.Lambda):
+        own = {p.name.value for p in ex.all_params(value.params)}
+        return not (ex.loaded_names(value) - own) & (set(fn.params) | fn.stored) - {fn.instance}
+    if isinstance(value, cst.Call):
+        return ex.last_part(ex.callee(value)) in PARTIALS and all(_small(a.value, fn) for a in value.args)
+    if isinstance(value, (cst.Tuple, cst.List, cst.Set)):
+        return all(_small(e.value, fn) for e in value.elements)
+    if isinstance(value, cst.Dict):
+        return all(isinstance(e, cst.DictElement) and _small(e.key, fn) and _small(e.value, fn) for e in value.elements)
+    if isinstance(value, cst.IfExp):
+        return _small(value.body, fn) and _small(value.orelse, fn)
     return False
