@@ -11,11 +11,19 @@ import libcst as cst
 
 from ..analysis import exprs as ex
 from ..analysis.scopes import ClassInfo, Function
-from ..analysis.tensors import NO_GRAD_CONTEXTS
 from ..analysis.undo import undone_on_every_path
 from ..analysis.walker import held_names
-from ..vocabulary import CLASS_NAMES, HOOK_RE, KEEPERS, PARTIALS, STORE_METHODS, TENSOR_HOOKS, THREADS, WRAPPERS
+from ..vocabulary import CLASS_NAMES, HOOK_RE, KEEPERS, PARTIALS, STORE_METHODS, TENSOR_HOOKS, WRAPPERS
 from .base import Rule
+from .capture_lifetime import (
+    SIZED_CALLS,
+    is_thread,
+    made_here,
+    plain_method,
+    rebinds,
+    removes,
+    small,
+)
 from .links import CtorCall
 
 MESSAGES = {
@@ -69,7 +77,7 @@ class SelfCaptureRule(Rule):
         self.started: dict[int, set[str]] = {}  # per function: paths whose ``.start()`` it calls
         self.kept: dict[int, set[str]] = {}  # per function: local names it stores somewhere
         self.handed: list[tuple[ClassInfo, str, CtorCall]] = []  # super().__init__(self.m): judged at leave_class
-        self.sized: set[int] = set()  # classes whose instances may hold something of size (see _small)
+        self.sized: set[int] = set()  # classes whose instances may hold something of size (see capture_lifetime.small)
         self.small_classes: set[str] = set()  # classes of this file whose instances hold only small values
         self.result_slots: dict[tuple[int, str], str] = {}  # (class, method) -> X of ``self.X = self.method(...)``
 
@@ -159,7 +167,7 @@ class SelfCaptureRule(Rule):
                 if p.hook and p.stmt is stmt:
                     self.handle_locals[(id(fn), name)] = p
                     p.local_handle = name
-        if _is_thread(value):
+        if is_thread(value):
             self.thread_locals.add((id(fn), name))
 
     def on_def(self, fn: Function, parent: Function) -> None:
@@ -177,7 +185,7 @@ class SelfCaptureRule(Rule):
         obj = store.owner.split(".", 1)[0]
         cls = self._cls(fn)
         if cls is not None and obj == fn.instance and not (
-                store.kind == "attr" and store.owner == obj and _small(store.value, fn)):
+                store.kind == "attr" and store.owner == obj and small(store.value, fn)):
             self.sized.add(id(cls))
         if obj != fn.instance and obj not in fn.params and obj not in fn.stored:
             return
@@ -202,7 +210,7 @@ class SelfCaptureRule(Rule):
             if store.kind == "attr" and not store.augmented:
                 p.slot = store.target
             held = held_names(store.value)
-            if _is_thread(store.value) or any((id(fn), n) in self.thread_locals for n in held):
+            if is_thread(store.value) or any((id(fn), n) in self.thread_locals for n in held):
                 p.threads = {where} | held
             self._defer(p)
 
@@ -236,7 +244,7 @@ class SelfCaptureRule(Rule):
         p.handle = _handle_attr(stmt, fn)
         if isinstance(stmt, cst.Return) and stmt.value is call and fn.is_method:
             p.returned_by = fn.name
-        if name in TENSOR_HOOKS and recv_root and _made_here(recv_root, fn):
+        if name in TENSOR_HOOKS and recv_root and made_here(recv_root, fn):
             p.fresh_receiver = recv_root
         self._defer(p)
 
@@ -306,22 +314,22 @@ class SelfCaptureRule(Rule):
         if fn.node is None:
             return False
         if p.slot is not None:
-            return undone_on_every_path(fn.node, p.stmt, lambda small: _rebinds(small, p.slot))
+            return undone_on_every_path(fn.node, p.stmt, lambda line: rebinds(line, p.slot))
         if p.local_handle is not None:
-            return undone_on_every_path(fn.node, p.stmt, lambda small: _removes(small, p.local_handle))
+            return undone_on_every_path(fn.node, p.stmt, lambda line: removes(line, p.local_handle))
         return False
 
     def leave_class(self, cls, body):
         calls = set()
         for owner, attr, ctor in self.handed:
-            if owner is cls and id(ctor.stmt) not in calls and _plain_method(cls, attr):
+            if owner is cls and id(ctor.stmt) not in calls and plain_method(cls, attr):
                 calls.add(id(ctor.stmt))
                 ctor.obj = f"{ctor.obj}.{attr}"
                 self.walker.facts.ctor_calls.append(ctor)
         self.handed = [h for h in self.handed if h[0] is not cls]
-        small = id(cls) not in self.sized and all(
+        holds_nothing = id(cls) not in self.sized and all(
             b in ("", "object") or ex.last_part(b) == "Module" or ex.last_part(b) in self.small_classes for b in cls.bases)
-        if small:
+        if holds_nothing:
             self.small_classes.add(cls.name)
         keep = []
         for p in self.pending:
@@ -331,7 +339,7 @@ class SelfCaptureRule(Rule):
             p.captures = [c for c in p.captures if c.method is None or self._is_bound_method(cls, c.method, p.hook)]
             if p.returned_by is not None and p.handle is None:
                 p.handle = self.result_slots.get((id(cls), p.returned_by))
-            if small and p.fn is not None and p.obj == p.fn.instance:
+            if holds_nothing and p.fn is not None and p.obj == p.fn.instance:
                 continue  # the cycle holds an instance that keeps only small values (an activation, a strategy)
             if p.captures and not (p.hook and p.handle and p.handle in cls.removed_attrs):
                 self._emit(p)
@@ -374,81 +382,10 @@ def _handle_attr(stmt: cst.CSTNode, fn: Function) -> str | None:
     return None
 
 
-def _is_thread(value: cst.BaseExpression) -> bool:
-    return isinstance(value, cst.Call) and ex.last_part(ex.callee(value)) in THREADS
 
 
-def _made_here(name: str, fn: Function) -> bool:
-    """``name`` was last bound here to a new value (``loss = x.detach().requires_grad_()``, ``a, b = f(...)``),
-    not to an alias of something older (a loop over parameters, ``p = self.weight``, ``getattr``)."""
-    if name == fn.instance or name in fn.params:
-        return False
-    binding = fn.bindings.get(name)
-    stmt = binding.stmt if binding else None
-    if not isinstance(stmt, (cst.Assign, cst.AnnAssign)) or stmt.value is None:
-        return False
-    value = stmt.value
-    return isinstance(value, cst.Call) and ex.callee(value) not in ("getattr", "next", "iter") and not ex.is_weak_call(value)
-
-
-def _rebinds(small: cst.BaseSmallStatement, slot: str) -> bool:
-    """``o.attr = ...`` or ``del o.attr``: whatever ``slot`` held before is dropped."""
-    if isinstance(small, cst.Assign):
-        return any(ex.dotted(t.target) == slot for t in small.targets)
-    if isinstance(small, cst.AnnAssign):
-        return small.value is not None and ex.dotted(small.target) == slot
-    if isinstance(small, cst.Del):
-        targets = small.target.elements if isinstance(small.target, (cst.Tuple, cst.List)) else [small.target]
-        return any(ex.dotted(t.value if isinstance(t, cst.BaseElement) else t) == slot for t in targets)
-    return False
-
-
-def _removes(small: cst.BaseSmallStatement, handle: str) -> bool:
-    """``handle.remove()``."""
-    value = small.value if isinstance(small, cst.Expr) else None
-    return (isinstance(value, cst.Call) and ex.method_name(value) == "remove"
-            and isinstance(ex.receiver(value), cst.Name) and ex.receiver(value).value == handle)
 
 
 def handed_method_message(call: CtorCall, param: str) -> str:
     obj, _, attr = call.obj.partition(".")
     return MESSAGES["CYC103_BASE"].format(obj=obj, what=attr, cls=call.cls_name, param=param)
-
-
-def _plain_method(cls: ClassInfo, attr: str) -> bool:
-    """``attr`` is a regular method of ``cls`` without decorators other than grad-mode ones: a decorator
-    may turn it into anything (pyro 0.3.4's ``@weakmethod`` binds the instance weakly)."""
-    if cls.methods.get(attr) != "method":
-        return False
-    for stmt in cls.node.body.body:
-        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == attr:
-            return all(ex.last_part(d) in NO_GRAD_CONTEXTS for d in ex.decorator_names(stmt))
-    return False
-
-
-# Calls on the instance that give it parameters, buffers or submodules.
-SIZED_CALLS = frozenset({"register_buffer", "register_parameter", "add_module", "register_module", "__setattr__"})
-
-
-def _small(value: cst.BaseExpression, fn: Function) -> bool:
-    """A value that holds nothing of size whatever the caller passed: constants, function references,
-    the instance's own methods, partials and lambdas over those, and displays of them."""
-    if isinstance(value, (cst.BaseNumber, cst.BaseString)):
-        return True
-    if isinstance(value, cst.Name):
-        return value.value in ("None", "True", "False")
-    if isinstance(value, cst.Attribute):
-        root = ex.root(value)
-        return root == fn.instance or (root not in fn.params and root not in fn.stored)
-    if isinstance(value, cst.Lambda):
-        own = {p.name.value for p in ex.all_params(value.params)}
-        return not (ex.loaded_names(value) - own) & (set(fn.params) | fn.stored) - {fn.instance}
-    if isinstance(value, cst.Call):
-        return ex.last_part(ex.callee(value)) in PARTIALS and all(_small(a.value, fn) for a in value.args)
-    if isinstance(value, (cst.Tuple, cst.List, cst.Set)):
-        return all(_small(e.value, fn) for e in value.elements)
-    if isinstance(value, cst.Dict):
-        return all(isinstance(e, cst.DictElement) and _small(e.key, fn) and _small(e.value, fn) for e in value.elements)
-    if isinstance(value, cst.IfExp):
-        return _small(value.body, fn) and _small(value.orelse, fn)
-    return False
