@@ -45,6 +45,7 @@ class PendingCtor:
     obj: str
     owner_is_module: bool
     noqa: tuple[str, ...] | None
+    code: str = "CYC202"
 
 
 @dataclass
@@ -197,7 +198,7 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
             info.init_params, sorted(info.kept_params), info.bases, info.is_module, "__init__" in info.methods,
             grad_off.get(name, []),
         )
-    ctor_calls = facts.ctor_calls if "CYC202" in enabled else []
+    ctor_calls = [c for c in facts.ctor_calls if c.code in enabled]
     result.evidence = facts.evidence
     result.cache_factories = cache_factories(tree) if tree is not None else []
     if not reports and not ctor_calls and not facts.states and not facts.caches:
@@ -224,9 +225,9 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
             edits.found.append((finding, fix))
     for call in ctor_calls:
         line, col, end_line, end_col = where(call.stmt)
-        found.add((line, "CYC202"))
-        result.ctors.append(PendingCtor(line, col + 1, end_line, end_col + 1, call.cls_name,
-                                        call.index, call.keyword, call.obj, call.owner_is_module, noqa_at(line)))
+        found.add((line, call.code))
+        result.ctors.append(PendingCtor(line, col + 1, end_line, end_col + 1, call.cls_name, call.index,
+                                        call.keyword, call.obj, call.owner_is_module, noqa_at(line), call.code))
     for st in facts.states:
         line, col, end_line, end_col = where(st.stmt)
         found.add((line, "CYC305"))
@@ -317,17 +318,20 @@ def resolve_project(results: Iterable[FileResult]) -> None:
     if not pending:
         return
     from .rules.links import ctor_message
+    from .rules.self_capture import handed_method_message
 
     for res in pending:
         for call in res.ctors:
             local = res.classes.get(call.cls_name)
             candidates = [local] if local else project.get(call.cls_name, [])
             params = [_kept_param(c, call, project) for c in candidates]
-            if not params or None in params or suppressed("CYC202", call.noqa):
+            if not params or None in params or suppressed(call.code, call.noqa):
                 continue
             is_mod = any(c.is_module for c in candidates)
-            res.findings.append(Finding(res.path, call.line, call.column, call.end_line, call.end_column, "CYC202",
-                                        ctor_message(call, params[0], is_mod)))
+            message = (handed_method_message(call, params[0]) if call.code == "CYC103"
+                       else ctor_message(call, params[0], is_mod))
+            res.findings.append(Finding(res.path, call.line, call.column, call.end_line, call.end_column, call.code,
+                                        message))
         res.ctors = []
 
 

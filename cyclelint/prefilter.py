@@ -34,6 +34,7 @@ from .vocabulary import (
     STRONG_DATA,
     TENSOR_TYPES,
     WEAK_DATA,
+    WRAPPERS,
     dunder,
     loss_like,
     model_like,
@@ -357,6 +358,8 @@ class _Scan:
             if "CYC2" in fam and (owner == p or owner.startswith(p + ".")):
                 return "self.me = self, self.child.parent = self"
             self.links.append((owner, p))
+        if "CYC2" in fam and paths and self.fn.name == "forward" and owner.split(".")[0] == self.fn.first != instance:
+            return "CYC201: ctx.x = value in an autograd forward"
         if instance and instance in paths and fam & {"CYC2", "CYC4"}:
             return "other.partner = self, Registry.instances.append(self)"
         if fam & {"CYC1", "CYC2"} and any(p in self.aliases for p in paths):
@@ -389,7 +392,7 @@ class _Scan:
                     if any((isinstance(a, ast.Name) and a.id == root) or _is_attr_of(a, root) for a in args):
                         return True  # partial(f, self), MethodType(f, m), partial(w, module.forward)
                     stack.extend(args)
-                elif name in KEEPERS or name[:1].isupper():
+                elif name in KEEPERS or name[:1].isupper() or dotted(cur.func) in WRAPPERS:
                     stack.extend(args)
                 elif slot is not None and any(_is_attr_of(a, root) and a.attr == slot for a in args):
                     if any(isinstance(a, ast.Name) and a.id == root for a in args) or (
@@ -427,6 +430,10 @@ class _Scan:
                     return calls, words
                 if "CYC4" in fam and sub.args and self.fn is not self.module_fn and dotted(sub.func) == "atexit.register":
                     self.hit("CYC404: atexit.register in a function")
+                    return calls, words
+                if "CYC1" in fam and name == "__init__" and self.fn_instance and any(
+                        _is_attr_of(a, self.fn_instance) and a.attr in self.methods for a in sub.args):
+                    self.hit("CYC103: own bound method handed to a base __init__")
                     return calls, words
                 if "CYC4" in fam and name in KEPT_CALLS:
                     root = (dotted(sub.func) or "").split(".")[0]

@@ -38,6 +38,15 @@ FORWARD_METHODS = frozenset(
 HOOK_RE = re.compile(r"^register_\w*hook$")
 KEEPERS = frozenset({"defaultdict", "Thread", "Timer", "property", "partialmethod"})
 PARTIALS = frozenset({"partial", "MethodType", "partialmethod"})
+# Thread.run dels its target when it returns: a started thread's hold on the target ends with it.
+THREADS = frozenset({"Thread"})
+# Hooks on a tensor or autograd node (not a module): they live as long as that tensor's graph.
+TENSOR_HOOKS = frozenset({"register_hook", "register_prehook", "register_post_accumulate_grad_hook"})
+# Tensor methods whose result is a view of (the same autograd history as) their receiver.
+VIEW_METHODS = frozenset({"view", "view_as", "reshape", "transpose", "permute", "narrow", "select", "squeeze",
+                          "unsqueeze", "expand", "expand_as", "flatten", "unflatten", "t", "contiguous"})
+# Calls that return a wrapper keeping the callable they are given: tf.function(self.serve).
+WRAPPERS = frozenset({"tf.function", "torch.compile"})
 CLASS_NAMES = frozenset({"cls", "klass", "mcs", "metacls", "mcls"})
 
 # -- exceptions, frames, caches ------------------------------------------------

@@ -30,6 +30,7 @@ class Binding:
 
     index: int
     loops: tuple[Loop, ...]  # loops enclosing the binding
+    stmt: cst.CSTNode | None = None  # the statement that bound it (a loop, an assignment, an unpacking)
 
 
 @dataclass

@@ -274,7 +274,7 @@ class Walker:
             for rule in self.rules:
                 rule.on_bind(name, value, stmt, fn)
         fn.env[name] = val
-        fn.bindings[name] = Binding(fn.counter, tuple(fn.loops))
+        fn.bindings[name] = Binding(fn.counter, tuple(fn.loops), stmt)
         if value is not None and self._pieces(value):
             self.pieces.add((id(fn), name))
         else:
@@ -510,6 +510,10 @@ def held_paths(value: cst.BaseExpression) -> list[str]:
                     stack.append(e.key)
         elif isinstance(cur, cst.IfExp):
             stack.extend((cur.body, cur.orelse))
+        elif isinstance(cur, cst.BinaryOperation) and isinstance(cur.operator, cst.Add) and (
+            isinstance(cur.left, (cst.Tuple, cst.List)) or isinstance(cur.right, (cst.Tuple, cst.List))
+        ):  # (self,) + args: a new sequence holding both sides' items
+            stack.extend((cur.left, cur.right))
         elif isinstance(cur, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
             stack.append(cur.elt)
         elif isinstance(cur, cst.DictComp):

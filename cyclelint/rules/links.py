@@ -16,7 +16,7 @@ from ..analysis.scopes import Function
 from ..analysis.walker import held_paths
 from ..analysis.weak import is_weak
 from ..astutil import reaches
-from ..vocabulary import CLEAR_METHODS
+from ..vocabulary import CLEAR_METHODS, VIEW_METHODS
 from .base import Rule
 
 MSG_MUTUAL = ("{a} and {b} now point at each other: the pair (and every tensor it holds) is freed only by the "
@@ -29,6 +29,9 @@ MSG_SELF = ("{obj} is stored in its own {where}: a self-reference freed only by 
             "store what is needed (a name, a weakref) instead")
 MSG_CTOR = ("{cls}({obj}) keeps {obj} in {cls}.__init__ ({param}) while {obj} holds the new object: a cycle freed "
             "only by the collector; pass weakref.proxy({obj}) or the values {cls} needs")
+MSG_CTX = ("{ctx}.{attr} keeps {value}, which forward returns: the output's grad_fn is {ctx} itself, so "
+           "{ctx} -> output -> grad_fn -> {ctx} is a cycle through autograd that keeps every call's output alive "
+           "when backward does not run; pass it to {ctx}.save_for_backward() or store a .detach()")
 MODULE_ITERS = {"modules": None, "named_modules": 1}
 
 
@@ -53,6 +56,7 @@ class CtorCall:
     keyword: str | None
     obj: str
     owner_is_module: bool
+    code: str = "CYC202"  # CYC103: the instance's own bound method handed to a base ``__init__`` that keeps it
 
 
 class LinkRule(Rule):
@@ -63,6 +67,8 @@ class LinkRule(Rule):
         self.links: dict[int, list[Link]] = {}
         self.breaks: dict[int, list[tuple[str, int]]] = {}
         self.ctor_locals: dict[tuple[int, str], list[CtorCall]] = {}
+        self.returned: dict[int, set[str]] = {}  # per function: local names its return values hold
+        self.views: dict[int, dict[str, set[str]]] = {}  # per function: name -> the names it is an alias or view of
 
     def _local(self, fn: Function, name: str) -> bool:
         return name == fn.instance or name in fn.params or name in fn.stored
@@ -76,7 +82,7 @@ class LinkRule(Rule):
             if store.target:
                 self.breaks.setdefault(id(fn), []).append((store.target, fn.counter))
             return
-        if not self._local(fn, owner.split(".", 1)[0]):
+        if not self._local(fn, owner.split(".", 1)[0]) or self._class_level(owner, fn):
             return
         for path in held_paths(store.value):
             path = self._module_alias(path, fn)
@@ -91,6 +97,12 @@ class LinkRule(Rule):
                     self.walker.facts.ctor_calls.append(call)
 
     def on_bind(self, name, value, stmt, fn):
+        sources = _views_of(value) - {name}
+        views = self.views.setdefault(id(fn), {})
+        if sources:
+            views[name] = sources
+        else:
+            views.pop(name, None)
         if fn.instance:
             calls = self._ctor_calls(value, stmt, fn, keep=False)
             if calls:
@@ -111,6 +123,15 @@ class LinkRule(Rule):
         if keep:
             self.walker.facts.ctor_calls.extend(found)
         return found
+
+    def _class_level(self, owner: str, fn: Function) -> bool:
+        """``self.instances`` that only the class body binds: the container is the class's, shared by every
+        instance, not a slot of this one (a registry, not a self-cycle)."""
+        head, _, attr = owner.partition(".")
+        method = fn.enclosing_method()
+        cls = method.cls if method else None
+        return (head == fn.instance and "." not in attr and cls is not None
+                and attr in cls.class_attrs and attr not in cls.data_attrs)
 
     def _module_alias(self, path: str, fn: Function) -> str:
         """``m`` from ``for name, m in self.named_modules()`` may be the instance itself."""
@@ -140,6 +161,10 @@ class LinkRule(Rule):
             if text:
                 self.breaks.setdefault(id(fn), []).append((text, fn.counter))
 
+    def on_return(self, node, fn):
+        if node.value is not None:
+            self.returned.setdefault(id(fn), set()).update(held_paths(node.value))
+
     def on_call(self, call, stmt, fn):
         if ex.method_name(call) in CLEAR_METHODS and ex.receiver(call) is not None:
             path = ex.dotted(ex.strip_items(ex.receiver(call)))
@@ -152,6 +177,11 @@ class LinkRule(Rule):
         breaks = self.breaks.pop(id(fn), [])
         live = [ln for ln in links if not any(t == ln.target and i >= ln.index for t, i in breaks)]
         done: set[int] = set()
+        returned = self.returned.pop(id(fn), set())
+        views = self.views.pop(id(fn), {})
+        ctx = _function_ctx(fn)
+        if ctx is not None and returned:
+            self._ctx_stores([ln for ln in live if ln.owner == ctx], returned, views, done)
         for ln in live:
             if reaches(ln.value, ln.owner):
                 self._single(ln, fn, done)
@@ -165,6 +195,20 @@ class LinkRule(Rule):
                     continue
                 self._pair(first, second, fn, done)
         self.ctor_locals = {k: v for k, v in self.ctor_locals.items() if k[0] != id(fn)}
+
+    def _ctx_stores(self, links: list[Link], returned: set[str], views: dict[str, set[str]], done: set[int]) -> None:
+        """``ctx.y = out`` in an autograd Function's forward that returns ``out`` (or a view of it)."""
+        outputs, todo = set(), list(returned)
+        while todo:  # last_hidden = c[-1]: c shares the output's history
+            name = todo.pop()
+            if name not in outputs:
+                outputs.add(name)
+                todo.extend(views.get(name, ()))
+        for ln in links:
+            if ln.value in outputs and ln.target and id(ln.stmt) not in done:
+                done.add(id(ln.stmt))
+                attr = ln.target.replace("[]", "").rpartition(".")[2]
+                self.report(ln.stmt, "CYC201", MSG_CTX.format(ctx=ln.owner, attr=attr, value=ln.value))
 
     def _single(self, ln: Link, fn: Function, done: set[int]) -> None:
         if id(ln.stmt) in done:
@@ -203,3 +247,29 @@ def ctor_message(call: CtorCall, param: str, target_is_module: bool) -> str:
     if call.owner_is_module and target_is_module:
         msg += MSG_MODULE.format(obj=call.obj)
     return msg
+
+
+def _views_of(value: cst.BaseExpression) -> set[str]:
+    """The names ``value`` is, or is a view of: ``n``, ``n[...]``, ``n.view(...)``, ``a if t else b[-1]``."""
+    out, stack = set(), [value]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, cst.Name):
+            out.add(cur.value)
+        elif isinstance(cur, cst.Subscript):
+            stack.append(cur.value)
+        elif isinstance(cur, cst.Call) and ex.method_name(cur) in VIEW_METHODS:
+            stack.append(cur.func.value)  # type: ignore[union-attr]
+        elif isinstance(cur, cst.IfExp):
+            stack.extend((cur.body, cur.orelse))
+    return out
+
+
+def _function_ctx(fn: Function) -> str | None:
+    """The ctx parameter of a ``torch.autograd.Function`` subclass's static ``forward``."""
+    cls = fn.cls
+    if not (fn.is_method and fn.name == "forward" and fn.instance is None and fn.params and cls is not None):
+        return None
+    if cls.methods.get("forward") != "staticmethod":
+        return None
+    return fn.params[0] if any(ex.last_part(b) == "Function" for b in cls.bases) else None

@@ -5,16 +5,27 @@ closure cell, ``__self__`` or default -> object.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import libcst as cst
 
 from ..analysis import exprs as ex
 from ..analysis.scopes import ClassInfo, Function
+from ..analysis.undo import undone_on_every_path
 from ..analysis.walker import held_names
 from ..analysis.weak import is_weak
-from ..vocabulary import CLASS_NAMES, HOOK_RE, KEEPERS, PARTIALS, STORE_METHODS
+from ..vocabulary import CLASS_NAMES, HOOK_RE, KEEPERS, PARTIALS, STORE_METHODS, TENSOR_HOOKS, WRAPPERS
 from .base import Rule
+from .capture_lifetime import (
+    SIZED_CALLS,
+    is_thread,
+    made_here,
+    plain_method,
+    rebinds,
+    removes,
+    small,
+)
+from .links import CtorCall
 
 MESSAGES = {
     "CYC101": "lambda stored on {where} captures {obj}: {obj} can only be freed by the cycle collector; "
@@ -23,6 +34,9 @@ MESSAGES = {
     "collector; pass what it needs as arguments or reach {obj} through weakref",
     "CYC103": "bound method or partial over {obj} stored on {where} keeps {obj} alive through itself: a cycle "
     "only the collector frees; store weakref.WeakMethod or look the method up when it is called",
+    "CYC103_BASE": "bound method {obj}.{what} handed to {cls}.__init__, which keeps it as {obj}.{param}: {obj} keeps "
+    "itself alive through its own attribute, a cycle only the collector frees; store weakref.WeakMethod or look "
+    "the method up when it is called",
     "CYC104": "hook registered on {where} captures {obj}: the hooked object keeps {obj} and its tensors alive; "
     "keep the handle and .remove() it, or capture a weakref",
 }
@@ -33,6 +47,7 @@ class Capture:
     code: str
     what: str
     method: str | None = None  # ``self.m``: holds only if ``m`` is a regular method
+    holder: str | None = None  # the object it keeps, when not the store's root (``self.opt``)
 
 
 @dataclass
@@ -44,6 +59,12 @@ class Pending:
     where: str
     hook: bool = False
     handle: str | None = None  # self.X holding the hook's handle
+    fn: Function | None = None  # the function that set it up
+    slot: str | None = None  # ``o.attr`` it was stored on: a later ``o.attr = saved`` / ``del o.attr`` undoes it
+    local_handle: str | None = None  # ``h = m.register_..._hook(...)``: a later ``h.remove()`` undoes it
+    threads: set[str] = field(default_factory=set)  # paths holding a Thread built around the callable
+    fresh_receiver: str | None = None  # tensor hook on a local this call made: no cycle unless it is kept
+    returned_by: str | None = None  # ``return m.register_..._hook(...)`` in this method: its callers keep the handle
 
 
 class SelfCaptureRule(Rule):
@@ -53,6 +74,13 @@ class SelfCaptureRule(Rule):
         super().__init__(*args)
         self.pending: list[Pending] = []
         self.handle_locals: dict[tuple[int, str], Pending] = {}
+        self.thread_locals: set[tuple[int, str]] = set()  # ``t = Thread(target=...)``
+        self.started: dict[int, set[str]] = {}  # per function: paths whose ``.start()`` it calls
+        self.kept: dict[int, set[str]] = {}  # per function: local names it stores somewhere
+        self.handed: list[tuple[ClassInfo, str, CtorCall]] = []  # super().__init__(self.m): judged at leave_class
+        self.sized: set[int] = set()  # classes whose instances may hold something of size (see capture_lifetime.small)
+        self.small_classes: set[str] = set()  # classes of this file whose instances hold only small values
+        self.result_slots: dict[tuple[int, str], str] = {}  # (class, method) -> X of ``self.X = self.method(...)``
 
     # -- what a value captures ---------------------------------------------
     def capture(self, expr: cst.BaseExpression, names: set[str], fn: Function, target_attr: str | None = None) -> Capture | None:
@@ -60,7 +88,8 @@ class SelfCaptureRule(Rule):
         found = self.captures(expr, names, fn, target_attr)
         return found[0] if found else None
 
-    def captures(self, expr: cst.BaseExpression, names: set[str], fn: Function, target_attr: str | None = None) -> list[Capture]:
+    def captures(self, expr: cst.BaseExpression, names: set[str], fn: Function, target_attr: str | None = None,
+                 owner: str | None = None) -> list[Capture]:
         """Every callable in ``expr`` that may keep one of ``names`` alive, in source order.
         ``self.m`` candidates hold only if ``m`` turns out to be a regular method."""
         out: list[Capture] = []
@@ -80,12 +109,12 @@ class SelfCaptureRule(Rule):
                     if cur.value.value == fn.instance:
                         out.append(Capture("CYC103", ex.dotted(cur) or attr, attr))
             elif isinstance(cur, cst.Call):
-                found = self._call_capture(cur, names, fn, target_attr)
+                found = self._call_capture(cur, names, fn, target_attr, owner)
                 if found is not None:
                     out.append(found)
                     continue
                 last = ex.last_part(ex.callee(cur))
-                if last in KEEPERS or (last[:1].isupper() and not is_weak(cur)):
+                if last in KEEPERS or ex.callee(cur) in WRAPPERS or (last[:1].isupper() and not is_weak(cur)):
                     stack.extend(a.value for a in reversed(cur.args))
             elif isinstance(cur, (cst.Tuple, cst.List, cst.Set, cst.Dict)):
                 stack.extend(e.value for e in reversed(cur.elements))
@@ -93,7 +122,8 @@ class SelfCaptureRule(Rule):
                 stack.extend((cur.orelse, cur.body))
         return out
 
-    def _call_capture(self, call: cst.Call, names: set[str], fn: Function, target_attr: str | None) -> Capture | None:
+    def _call_capture(self, call: cst.Call, names: set[str], fn: Function, target_attr: str | None,
+                      owner: str | None = None) -> Capture | None:
         """``partial(f, obj)``, ``MethodType(f, obj)``, or a wrapper of the very attribute it replaces."""
         if is_weak(call):
             return None
@@ -112,17 +142,16 @@ class SelfCaptureRule(Rule):
             return None
         if target_attr is None:
             return None
-        # opt.step = with_counter(opt.step, opt); self.forward = torch.compile(self.forward)
-        wraps_target = any(
-            isinstance(a, cst.Attribute) and a.attr.value == target_attr
-            and isinstance(a.value, cst.Name) and a.value.value in names
-            for a in args
-        )
-        if not wraps_target:
+        # opt.step = with_counter(opt.step, opt); self.opt.step = with_counter(self.opt.step, self.opt);
+        # self.forward = torch.compile(self.forward)
+        holders = names | ({owner} if owner else set())
+        wrapped = [ex.dotted(a.value) for a in args if isinstance(a, cst.Attribute) and a.attr.value == target_attr]
+        if not set(wrapped) & holders:
             return None
-        if any(isinstance(a, cst.Name) and a.value in names for a in args):
-            return Capture("CYC103", f"{last}(...)")
-        if names == {fn.instance}:
+        kept = [ex.dotted(a) for a in args if isinstance(a, (cst.Name, cst.Attribute)) and ex.dotted(a) in holders]
+        if kept:
+            return Capture("CYC103", f"{last}(...)", holder=kept[0])
+        if fn.instance in wrapped and names == {fn.instance}:
             return Capture("CYC103", f"{last}(...)", target_attr)
         return None
 
@@ -138,6 +167,9 @@ class SelfCaptureRule(Rule):
             for p in self.pending:
                 if p.hook and p.stmt is stmt:
                     self.handle_locals[(id(fn), name)] = p
+                    p.local_handle = name
+        if is_thread(value):
+            self.thread_locals.add((id(fn), name))
 
     def on_def(self, fn: Function, parent: Function) -> None:
         if parent.node is None or fn.node is None:
@@ -148,28 +180,52 @@ class SelfCaptureRule(Rule):
 
     # -- stores ------------------------------------------------------------
     def on_store(self, store, fn):
+        self.kept.setdefault(id(fn), set()).update(held_names(store.value))
         if store.owner is None:
             return
         obj = store.owner.split(".", 1)[0]
+        cls = self._cls(fn)
+        if cls is not None and obj == fn.instance and not (
+                store.kind == "attr" and store.owner == obj and small(store.value, fn)):
+            self.sized.add(id(cls))
         if obj != fn.instance and obj not in fn.params and obj not in fn.stored:
             return
         if obj in CLASS_NAMES or obj in self.walker.facts.classes:
             return  # a class object always sits in a cycle (its __mro__): one more changes nothing
         if obj == fn.instance:  # a hook's handle kept on the instance: self.handles.append(h), self.h[k] = [h1, h2]
             slot = store.owner.partition(".")[2] or (store.target or "").partition(".")[2]
+            value = store.value
+            cls = self._cls(fn)
+            if cls is not None and slot and isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+                    and isinstance(value.func.value, cst.Name) and value.func.value.value == fn.instance:
+                self.result_slots[(id(cls), value.func.attr.value)] = slot.split(".")[0]  # self.h = self._register()
             for name in held_names(store.value):
                 p = self.handle_locals.get((id(fn), name))
                 if p is not None and slot:
                     p.handle = slot.split(".")[0]
         target_attr = store.target.rsplit(".", 1)[-1] if store.kind == "attr" and store.target else None
-        caps = self.captures(store.value, {obj}, fn, target_attr)
+        caps = self.captures(store.value, {obj}, fn, target_attr, store.owner)
         if caps:
             where = store.target.replace("[]", "") if store.target else store.owner
-            self._defer(Pending(self._cls(fn), store.stmt, caps, obj, where))
+            p = Pending(self._cls(fn), store.stmt, caps, obj, where, fn=fn)
+            if store.kind == "attr" and not store.augmented:
+                p.slot = store.target
+            held = held_names(store.value)
+            if is_thread(store.value) or any((id(fn), n) in self.thread_locals for n in held):
+                p.threads = {where} | held
+            self._defer(p)
 
     # -- hooks -------------------------------------------------------------
     def on_call(self, call, stmt, fn):
         name = ex.method_name(call) or ex.last_part(ex.callee(call))
+        if name == "start" and ex.receiver(call) is not None:
+            path = ex.dotted(ex.strip_items(ex.receiver(call)))
+            if path:
+                self.started.setdefault(id(fn), set()).add(path)
+        if name == "__init__" and fn.instance:
+            self._base_init(call, stmt, fn)
+        if name in SIZED_CALLS and fn.instance and self._cls(fn) is not None and ex.root(call.func) == fn.instance:
+            self.sized.add(id(self._cls(fn)))
         if not HOOK_RE.match(name):
             return
         hook = ex.arg(call, 0, "hook")
@@ -185,9 +241,39 @@ class SelfCaptureRule(Rule):
             return
         obj = fn.instance if fn.instance and self.capture(hook, {fn.instance}, fn) else recv_root
         where = ex.dotted(recv) if recv is not None else "a global hook table"
-        p = Pending(self._cls(fn), stmt, caps, obj or "the object", where or "an object", hook=True)
+        p = Pending(self._cls(fn), stmt, caps, obj or "the object", where or "an object", hook=True, fn=fn)
         p.handle = _handle_attr(stmt, fn)
+        if isinstance(stmt, cst.Return) and stmt.value is call and fn.is_method:
+            p.returned_by = fn.name
+        if name in TENSOR_HOOKS and recv_root and made_here(recv_root, fn):
+            p.fresh_receiver = recv_root
         self._defer(p)
+
+    def _base_init(self, call: cst.Call, stmt: cst.CSTNode, fn: Function) -> None:
+        """``super().__init__(self.m, ...)`` / ``Base.__init__(self, self.m)``: the base may keep ``self.m`` on the
+        instance (pyro's Rejector); whether it does is known once every file's classes are (engine)."""
+        cls = self._cls(fn)
+        recv = ex.receiver(call)
+        if cls is None or recv is None:
+            return
+        if isinstance(recv, cst.Call) and ex.callee(recv) == "super":
+            base, skip = (ex.last_part(cls.bases[0]) if cls.bases else ""), 0
+        else:
+            base, skip = ex.last_part(ex.dotted(recv)), 1
+            first = call.args[0].value if call.args else None
+            if not (isinstance(first, cst.Name) and first.value == fn.instance):
+                return
+        if not base or base == "object":
+            return
+        method = fn.enclosing_method()
+        for i, a in enumerate(call.args[skip:]):
+            v = a.value
+            if a.star or not (isinstance(v, cst.Attribute) and isinstance(v.value, cst.Name) and v.value.value == fn.instance):
+                continue
+            kw = a.keyword.value if a.keyword else None
+            ctor = CtorCall(stmt, base, None if kw else i, kw, fn.instance, bool(method and method.cls and method.cls.is_module),
+                            code="CYC103")
+            self.handed.append((cls, v.attr.value, ctor))
 
     # -- resolution --------------------------------------------------------
     def _cls(self, fn: Function) -> ClassInfo | None:
@@ -195,25 +281,67 @@ class SelfCaptureRule(Rule):
         return method.cls if method else None
 
     def _defer(self, p: Pending) -> None:
-        if p.cls is None:
-            p.captures = [c for c in p.captures if c.method is None]
-            if p.captures:
-                self._emit(p)
-        else:
-            self.pending.append(p)
+        self.pending.append(p)  # judged when its function ends (undo, thread start), then its class
 
     def leave_function(self, fn):
-        method = fn.enclosing_method()
-        if fn.calls_remove and method is not None and method.cls is not None:
-            method.cls.removed_attrs |= fn.self_loads
+        # only a method's own .remove() calls count: a nested function (a hook removing itself) may never run
+        if fn.calls_remove and fn.is_method and fn.cls is not None:
+            fn.cls.removed_attrs |= fn.self_loads
+        keep = []
+        for p in self.pending:
+            if p.fn is not fn:
+                keep.append(p)
+            elif self._undone(p, fn):
+                continue
+            elif p.cls is None:
+                p.captures = [c for c in p.captures if c.method is None]
+                if p.captures:
+                    self._emit(p)
+            else:
+                keep.append(p)
+        self.pending = keep
+        fid = id(fn)
+        self.handle_locals = {k: v for k, v in self.handle_locals.items() if k[0] != fid}
+        self.thread_locals = {k for k in self.thread_locals if k[0] != fid}
+        self.started.pop(fid, None)
+        self.kept.pop(fid, None)
+
+    def _undone(self, p: Pending, fn: Function) -> bool:
+        """Set up and taken down again by the same call, or never a cycle past it."""
+        if p.threads & self.started.get(id(fn), set()):
+            return True  # a started Thread: its frame holds the object anyway, and run() drops the target
+        if p.fresh_receiver is not None and p.fresh_receiver not in self.kept.get(id(fn), set()):
+            return True  # hooked tensor made by this call and handed on: the object never reaches it
+        if fn.node is None:
+            return False
+        if p.slot is not None:
+            return undone_on_every_path(fn.node, p.stmt, lambda line: rebinds(line, p.slot))
+        if p.local_handle is not None:
+            return undone_on_every_path(fn.node, p.stmt, lambda line: removes(line, p.local_handle))
+        return False
 
     def leave_class(self, cls, body):
+        calls = set()
+        for owner, attr, ctor in self.handed:
+            if owner is cls and id(ctor.stmt) not in calls and plain_method(cls, attr):
+                calls.add(id(ctor.stmt))
+                ctor.obj = f"{ctor.obj}.{attr}"
+                self.walker.facts.ctor_calls.append(ctor)
+        self.handed = [h for h in self.handed if h[0] is not cls]
+        holds_nothing = id(cls) not in self.sized and all(
+            b in ("", "object") or ex.last_part(b) == "Module" or ex.last_part(b) in self.small_classes for b in cls.bases)
+        if holds_nothing:
+            self.small_classes.add(cls.name)
         keep = []
         for p in self.pending:
             if p.cls is not cls:
                 keep.append(p)
                 continue
             p.captures = [c for c in p.captures if c.method is None or self._is_bound_method(cls, c.method, p.hook)]
+            if p.returned_by is not None and p.handle is None:
+                p.handle = self.result_slots.get((id(cls), p.returned_by))
+            if holds_nothing and p.fn is not None and p.obj == p.fn.instance:
+                continue  # the cycle holds an instance that keeps only small values (an activation, a strategy)
             if p.captures and not (p.hook and p.handle and p.handle in cls.removed_attrs):
                 self._emit(p)
         self.pending = keep
@@ -239,7 +367,7 @@ class SelfCaptureRule(Rule):
     def _emit(self, p: Pending) -> None:
         cap = p.captures[0]
         code = "CYC104" if p.hook else cap.code
-        self.report(p.stmt, code, MESSAGES[code].format(obj=p.obj, where=p.where, what=cap.what))
+        self.report(p.stmt, code, MESSAGES[code].format(obj=cap.holder or p.obj, where=p.where, what=cap.what))
 
 
 def _handle_attr(stmt: cst.CSTNode, fn: Function) -> str | None:
@@ -253,3 +381,12 @@ def _handle_attr(stmt: cst.CSTNode, fn: Function) -> str | None:
         if path and fn.instance and path.startswith(f"{fn.instance}."):
             return path.split(".")[1]
     return None
+
+
+
+
+
+
+def handed_method_message(call: CtorCall, param: str) -> str:
+    obj, _, attr = call.obj.partition(".")
+    return MESSAGES["CYC103_BASE"].format(obj=obj, what=attr, cls=call.cls_name, param=param)

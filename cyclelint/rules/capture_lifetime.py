@@ -1,0 +1,86 @@
+"""Facts the CYC1 rule asks about how long a captured object lives: whether the call that set a
+capture up also takes it down (a restore, a removed handle, a started thread), whether a hooked
+tensor is made by that call, and whether the captured instance holds anything of size."""
+from __future__ import annotations
+
+import libcst as cst
+
+from ..analysis import exprs as ex
+from ..analysis.scopes import ClassInfo, Function
+from ..analysis.tensors import NO_GRAD_CONTEXTS
+from ..analysis.weak import is_weak
+from ..vocabulary import PARTIALS, THREADS
+
+# Calls on the instance that give it parameters, buffers or submodules.
+SIZED_CALLS = frozenset({"register_buffer", "register_parameter", "add_module", "register_module", "__setattr__"})
+
+
+def is_thread(value: cst.BaseExpression) -> bool:
+    return isinstance(value, cst.Call) and ex.last_part(ex.callee(value)) in THREADS
+
+
+def made_here(name: str, fn: Function) -> bool:
+    """``name`` was last bound here to a new value (``loss = x.detach().requires_grad_()``, ``a, b = f(...)``),
+    not to an alias of something older (a loop over parameters, ``p = self.weight``, ``getattr``)."""
+    if name == fn.instance or name in fn.params:
+        return False
+    binding = fn.bindings.get(name)
+    stmt = binding.stmt if binding else None
+    if not isinstance(stmt, (cst.Assign, cst.AnnAssign)) or stmt.value is None:
+        return False
+    value = stmt.value
+    return isinstance(value, cst.Call) and ex.callee(value) not in ("getattr", "next", "iter") and not is_weak(value)
+
+
+def rebinds(small: cst.BaseSmallStatement, slot: str) -> bool:
+    """``o.attr = ...`` or ``del o.attr``: whatever ``slot`` held before is dropped."""
+    if isinstance(small, cst.Assign):
+        return any(ex.dotted(t.target) == slot for t in small.targets)
+    if isinstance(small, cst.AnnAssign):
+        return small.value is not None and ex.dotted(small.target) == slot
+    if isinstance(small, cst.Del):
+        targets = small.target.elements if isinstance(small.target, (cst.Tuple, cst.List)) else [small.target]
+        return any(ex.dotted(t.value if isinstance(t, cst.BaseElement) else t) == slot for t in targets)
+    return False
+
+
+def removes(small: cst.BaseSmallStatement, handle: str) -> bool:
+    """``handle.remove()``."""
+    value = small.value if isinstance(small, cst.Expr) else None
+    return (isinstance(value, cst.Call) and ex.method_name(value) == "remove"
+            and isinstance(ex.receiver(value), cst.Name) and ex.receiver(value).value == handle)
+
+
+def plain_method(cls: ClassInfo, attr: str) -> bool:
+    """``attr`` is a regular method of ``cls`` without decorators other than grad-mode ones: a decorator
+    may turn it into anything (pyro 0.3.4's ``@weakmethod`` binds the instance weakly)."""
+    if cls.methods.get(attr) != "method":
+        return False
+    for stmt in cls.node.body.body:
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == attr:
+            return all(ex.last_part(d) in NO_GRAD_CONTEXTS for d in ex.decorator_names(stmt))
+    return False
+
+
+def small(value: cst.BaseExpression, fn: Function) -> bool:
+    """A value that holds nothing of size whatever the caller passed: constants, function references,
+    the instance's own methods, partials and lambdas over those, and displays of them."""
+    if isinstance(value, (cst.BaseNumber, cst.BaseString)):
+        return True
+    if isinstance(value, cst.Name):
+        return value.value in ("None", "True", "False")
+    if isinstance(value, cst.Attribute):
+        root = ex.root(value)
+        return root == fn.instance or (root not in fn.params and root not in fn.stored)
+    if isinstance(value, cst.Lambda):
+        own = {p.name.value for p in ex.all_params(value.params)}
+        return not (ex.loaded_names(value) - own) & (set(fn.params) | fn.stored) - {fn.instance}
+    if isinstance(value, cst.Call):
+        return ex.last_part(ex.callee(value)) in PARTIALS and all(small(a.value, fn) for a in value.args)
+    if isinstance(value, (cst.Tuple, cst.List, cst.Set)):
+        return all(small(e.value, fn) for e in value.elements)
+    if isinstance(value, cst.Dict):
+        return all(isinstance(e, cst.DictElement) and small(e.key, fn) and small(e.value, fn) for e in value.elements)
+    if isinstance(value, cst.IfExp):
+        return small(value.body, fn) and small(value.orelse, fn)
+    return False
