@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 from cyclelint.engine import lint_source
 from cyclelint.files import discover
@@ -20,7 +21,7 @@ ALL = frozenset(RULES)
 
 
 def check(path: str) -> tuple[str, int, bool, list[str]]:
-    data = open(path, "rb").read()
+    data = Path(path).read_bytes()
     problems = []
     for codes in (ALL, frozenset(c for c, r in RULES.items() if r.default)):
         fast = lint_source(data, path, codes)

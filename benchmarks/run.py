@@ -93,9 +93,8 @@ def main() -> int:
         flagged = files_with_findings(cyclelint, root)  # from the warm cache: no time counted
         shutil.rmtree(cache, ignore_errors=True)
         candidates = sorted((p for p in root.rglob("*.py") if p.stat().st_size > 2000), key=lambda p: p.stat().st_size)
-        for label, pick in (("one clean file", lambda p: p.resolve() not in flagged),
-                            ("one file with a finding", lambda p: p.resolve() in flagged)):
-            small = next(filter(pick, candidates), None)
+        for label, with_finding in (("one clean file", False), ("one file with a finding", True)):
+            small = next((p for p in candidates if (p.resolve() in flagged) == with_finding), None)
             if small is not None:
                 wall, rss, _ = timed([cyclelint, "--no-cache", "--exit-zero", str(small)], root)
                 rows.append((root.name, label, small.read_bytes().count(b"\n"), wall, rss))

@@ -68,7 +68,7 @@ def held_paths(value: ast.AST) -> list[str]:
             stack.extend((cur.left, cur.right))
         elif isinstance(cur, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
             stack.append(cur.elt)
-        elif isinstance(cur, ast.DictComp) or isinstance(cur, ast.Starred):
+        elif isinstance(cur, (ast.DictComp, ast.Starred)):
             stack.append(cur.value)
     return out
 

@@ -8,10 +8,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from .classtable import cache_factories, class_summaries
-from .grad_wrappers import grad_off_by_class
 from .documents import NotebookError, open_document
 from .files import read_source, unreadable
 from .findings import RULES, FileWarning, Finding
+from .grad_wrappers import grad_off_by_class
 from .noqa import SKIP_FILE, noqa_codes, suppressed, unknown_codes
 from .parsing import AstError, libcst_may_try, libcst_syntax_message, parse_ast
 from .prefilter import scan_file

@@ -37,7 +37,7 @@ def decode(hint: Any, data: Any) -> Any:
     return _decoder(hint)(data)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _decoder(hint: Any) -> Callable[[Any], Any]:
     """A reader for one hint, built once: a cache read decodes thousands of records."""
     if hint is Any:

@@ -15,9 +15,9 @@ from pygls.lsp.server import LanguageServer
 
 from . import __version__
 from .api import lint_text
-from .file_rules import FileRules, config_options
 from .cache import Cache
 from .config import Configs, find_pyproject, load
+from .file_rules import FileRules, config_options
 from .findings import Finding
 from .project_context import Project
 from .selection import UsageError

@@ -37,9 +37,7 @@ def unused_noqa(path: str, text: str, found: Iterable[tuple[int, str]], enabled:
             rules = [r for r in RULES if r.startswith(code)]
             if not rules:
                 why = "names no rule of cyclelint: it silences nothing; correct it or remove it"
-            elif not set(rules) & enabled:
-                continue
-            elif any(at == line and c.startswith(code) for at, c in found):
+            elif not set(rules) & enabled or any(at == line and c.startswith(code) for at, c in found):
                 continue
             else:
                 why = f"suppresses nothing: no {code} finding on this line; remove it"

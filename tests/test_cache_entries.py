@@ -8,6 +8,7 @@ import os
 import pickle
 import shutil
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -35,7 +36,7 @@ def template(tmp_path_factory):
     for folder, _, files in os.walk(tmp / ".cyclelint_cache"):
         for f in files:
             if f.endswith(".json"):
-                doc = json.loads(open(os.path.join(folder, f), "rb").read())
+                doc = json.loads(Path(folder, f).read_bytes())
                 docs[doc["result"]["path"]] = (os.path.relpath(os.path.join(folder, f), tmp), doc)
     assert sorted(docs) == names
     return tmp, names, expected.stdout, docs
@@ -109,7 +110,7 @@ def test_every_bad_entry_is_a_miss_and_is_replaced(cached, cyclelint):
     fifo, doc_of_fifo = docs[names[-2]]  # reading a FIFO the blocking way would hang the run
     fifo.unlink()
     os.mkfifo(fifo)
-    threading.Thread(target=lambda: open(fifo, "wb"), daemon=True).start()
+    threading.Thread(target=lambda: open(fifo, "wb"), daemon=True).start()  # noqa: SIM115 (opens the FIFO for the reader, never closed on purpose)
     folder, _ = docs[names[-1]]
     folder.unlink()
     folder.mkdir()

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from cyclelint.fixes import plan_fixes, write_fix
 from cyclelint.api import lint_paths
+from cyclelint.fixes import plan_fixes, write_fix
 
 pytestmark = pytest.mark.lintpath
 

@@ -49,7 +49,7 @@ def annotation_holds(ann: cst.BaseExpression | None, module_classes: set[str]) -
             stack.extend((cur.left, cur.right))
         elif isinstance(cur, cst.SimpleString):  # "nn.Module"
             text = cur.evaluated_value
-            if isinstance(text, str) and ({t for t in text.replace("[", " ").replace(".", " ").split()}
+            if isinstance(text, str) and (set(text.replace("[", " ").replace(".", " ").split())
                                           & (TENSOR_TYPES | MODULE_TYPES | module_classes)):
                 return f"annotated {text}"
     return None

@@ -48,9 +48,9 @@ def undone_on_every_path(fn: cst.FunctionDef, stmt: cst.CSTNode, undoes: Undoes)
                     return True
                 if orelse == EXITS:
                     return False
-        elif isinstance(parent, (cst.For, cst.While)) and role == "body" and parent.orelse is not None:
-            if seq.run(parent.orelse.body.body) == UNDONE:
-                return True
+        elif isinstance(parent, (cst.For, cst.While)) and role == "body" and parent.orelse is not None \
+                and seq.run(parent.orelse.body.body) == UNDONE:
+            return True
     return False
 
 

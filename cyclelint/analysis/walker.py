@@ -25,7 +25,7 @@ from .scopes import Binding, ClassInfo, Function, Loop
 from .tensors import NO_GRAD_CONTEXTS, RETURNS_OF, SAFE, Evaluator, Value, grad_context
 
 if TYPE_CHECKING:
-    from ..rules.base import Rule
+    from ..rules.base import Checker
 
 SPLITS = frozenset({"split", "chunk", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit"})
 
@@ -58,7 +58,7 @@ class FileFacts:
 
 
 class Walker:
-    def __init__(self, facts: FileFacts, rules: Sequence[Rule]):
+    def __init__(self, facts: FileFacts, rules: Sequence[Checker]):
         self.facts = facts
         self.rules = rules
         self.evaluator = Evaluator(facts.module_classes)

@@ -16,7 +16,7 @@ from ..analysis import exprs as ex
 from ..analysis.scopes import Function, Loop
 from ..analysis.tensors import RETURNS_OF, Value
 from ..vocabulary import APPENDS, CONCAT_FUNCS, INPLACE, dunder
-from .base import Rewrite, Rule
+from .base import Checker, Rewrite
 from .fix_safety import Proofs
 
 MESSAGES = {
@@ -56,7 +56,7 @@ class Candidate:
     why: str | None = None  # where the value's graph comes from, when the message should say it
 
 
-class AccumulationRule(Rule):
+class AccumulationRule(Checker):
     codes = ("CYC301", "CYC302", "CYC303", "CYC304", "CYC305")
 
     def __init__(self, *args):

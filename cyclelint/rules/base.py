@@ -15,9 +15,10 @@ if TYPE_CHECKING:
     from ..analysis.walker import Store, Walker
 
 
-class Rule:
-    """A family of checks. The walker calls the hooks in source order; a rule
-    reports through :meth:`report` and never walks the tree itself."""
+class Checker:
+    """The checks of one rule family (``codes``); :class:`cyclelint.findings.Rule` describes one code.
+    The walker calls the hooks in source order; a checker reports through :meth:`report` and never
+    walks the tree itself."""
 
     codes: tuple[str, ...] = ()
     walker: Walker

@@ -205,7 +205,7 @@ class Proofs:
         here = index.position(at, body)
         if step is None or here is None or here <= step:
             return NONE
-        between = [k for k in map(lambda b: index.position(b, body), index.bound_at.get(name, ())) if k is not None]
+        between = [k for k in (index.position(b, body) for b in index.bound_at.get(name, ())) if k is not None]
         return NONE if any(step <= k <= here for k in between) else ONE
 
 

@@ -17,7 +17,7 @@ from ..analysis.walker import held_paths
 from ..analysis.weak import is_weak
 from ..astutil import reaches
 from ..vocabulary import CLEAR_METHODS, VIEW_METHODS
-from .base import Rule
+from .base import Checker
 
 MSG_MUTUAL = ("{a} and {b} now point at each other: the pair (and every tensor it holds) is freed only by the "
               "cycle collector; make one direction a weakref.ref/proxy or break it (… = None) when done")
@@ -59,7 +59,7 @@ class CtorCall:
     code: str = "CYC202"  # CYC103: the instance's own bound method handed to a base ``__init__`` that keeps it
 
 
-class LinkRule(Rule):
+class LinkRule(Checker):
     codes = ("CYC201", "CYC202", "CYC203")
 
     def __init__(self, *args):

@@ -15,7 +15,7 @@ from ..analysis.undo import undone_on_every_path
 from ..analysis.walker import held_names
 from ..analysis.weak import is_weak
 from ..vocabulary import CLASS_NAMES, HOOK_RE, KEEPERS, PARTIALS, STORE_METHODS, TENSOR_HOOKS, WRAPPERS
-from .base import Rule
+from .base import Checker
 from .capture_lifetime import (
     SIZED_CALLS,
     is_thread,
@@ -67,7 +67,7 @@ class Pending:
     returned_by: str | None = None  # ``return m.register_..._hook(...)`` in this method: its callers keep the handle
 
 
-class SelfCaptureRule(Rule):
+class SelfCaptureRule(Checker):
     codes = ("CYC101", "CYC102", "CYC103", "CYC104")
 
     def __init__(self, *args):

@@ -12,7 +12,7 @@ from ..analysis.scopes import Function
 from ..analysis.walker import held_paths
 from ..analysis.weak import is_weak
 from ..vocabulary import CACHES, FRAME_CALLS, torch_rooted
-from .base import Rule
+from .base import Checker
 
 MSG_EXC = ("{what} kept in {where}: its traceback holds this frame and every local in it (tensors included) in a "
            "cycle; keep str(e) or traceback.format_exception(e) instead, or del it when done")
@@ -52,7 +52,7 @@ class CacheCandidate:
     message: str
 
 
-class StorageRule(Rule):
+class StorageRule(Checker):
     codes = ("CYC401", "CYC402", "CYC403", "CYC404", "CYC405")
 
     def __init__(self, *args):

@@ -18,7 +18,7 @@ import time
 import types
 
 from . import cuda_history
-from .objgraph import Describer, MAX_RINGS, labelled_edges, ring_through, strongly_connected
+from .objgraph import MAX_RINGS, Describer, labelled_edges, ring_through, strongly_connected
 from .quiet import quiet
 from .tensors import StorageWatch, describe, tensor_type, torch_module
 
