@@ -163,7 +163,7 @@ class _Source:
         # `module.forward = partial(f, module.forward)`: a bound method of the object stored into
         receivers = {t.value.id for t in getattr(stmt, "targets", []) if isinstance(t, ast.Attribute)
                      and isinstance(t.value, ast.Name) and t.value.id != instance}
-        local_defs = self._defs_visible(stmt)
+        local_defs, made_by = self._defs_visible(stmt)
         for node in ast.walk(stmt):
             if isinstance(node, ast.Lambda):
                 spec.callables.append(_lambda_location(node))
@@ -173,14 +173,18 @@ class _Source:
                 if node.value.id == instance and node.attr in methods or node.value.id in receivers:
                     spec.methods.append(node.attr)
             if isinstance(node, ast.Call):
+                if isinstance(node.func, ast.Name):  # a factory of the file: what it returns is made inside
+                    spec.callables += made_by.get(node.func.id, [])
                 name = dotted(node.func)
                 if name and name.rsplit(".", 1)[-1][:1].isupper():
                     spec.ctors.append(name.rsplit(".", 1)[-1])
         return spec
 
-    def _defs_visible(self, stmt: ast.stmt) -> dict[str, Span]:
-        """Functions (and lambdas bound to names) of the enclosing function bodies and the module, by name."""
+    def _defs_visible(self, stmt: ast.stmt) -> tuple[dict[str, Span], dict[str, list[Span]]]:
+        """Functions (and lambdas bound to names) of the enclosing function bodies and the module, by name;
+        and, for each function, the functions and lambdas made inside it (what a factory returns)."""
         out: dict[str, Span] = {}
+        made_by: dict[str, list[Span]] = {}
         scopes = [self.tree]
         cur = self.parent.get(stmt)
         while cur is not None:
@@ -191,11 +195,14 @@ class _Source:
             for node in ast.walk(scope):
                 if isinstance(node, _FUNCS) and node is not scope:
                     out[node.name] = Span(first_line(node))
+                    made_by[node.name] = [Span(first_line(n)) if isinstance(n, _FUNCS) else _lambda_location(n)
+                                          for n in ast.walk(node) if n is not node
+                                          and isinstance(n, (*_FUNCS, ast.Lambda))]
                 elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda):
                     for target in node.targets:
                         if isinstance(target, ast.Name):
                             out[target.id] = _lambda_location(node.value)
-        return out
+        return out, made_by
 
 
 def _lambda_location(node: ast.Lambda) -> Span:

@@ -1,6 +1,7 @@
 """The object graph of collected garbage: labelled edges, cycles, where each was made, rings to draw."""
 from __future__ import annotations
 
+import functools
 import gc
 import os
 import sys
@@ -191,6 +192,9 @@ class Describer:
         info = None
         if t.__module__ != "builtins" and not issubclass(t, OPAQUE):
             mro = [[k.__qualname__, class_file(k)] for k in t.__mro__]
+            forward_cls = getattr(t, "_forward_cls", None)  # the ctx of a custom autograd.Function's call
+            if isinstance(forward_cls, type):
+                mro += [[k.__qualname__, class_file(k)] for k in forward_cls.__mro__]
             info = {"name": t.__qualname__, "module": t.__module__, "file": mro[0][1], "mro": mro}
         try:
             self.class_cache[t] = info
@@ -232,6 +236,8 @@ class Describer:
         """Where the cycle was made: code of functions, classes of instances, frames."""
         for obj in members:
             t = type(obj)
+            if isinstance(obj, functools.partial):  # a partial stands for what it calls
+                obj, t = obj.func, type(obj.func)
             if t is types.FunctionType:
                 c = obj.__code__
                 into["functions"].append({"file": real(c.co_filename), "line": c.co_firstlineno, "col": code_col(c),
