@@ -15,9 +15,11 @@ import libcst as cst
 from ..analysis import exprs as ex
 from ..analysis.scopes import Function, Loop
 from ..analysis.tensors import RETURNS_OF, Value
-from ..vocabulary import APPENDS, CONCAT_FUNCS, INPLACE, dunder
+from ..vocabulary import APPENDS, CONCAT_FUNCS, INPLACE, MODULE_TYPES, dunder
 from .base import Checker, Rewrite
 from .fix_safety import Proofs
+
+MODULE_CONTAINERS = MODULE_TYPES - {"Module"}
 
 MESSAGES = {
     "CYC301": "{acc} accumulates graph-attached values across loop iterations: every step's autograd graph stays "
@@ -135,8 +137,11 @@ class AccumulationRule(Checker):
 
     def on_call(self, call, stmt, fn):
         name = ex.method_name(call)
-        if (ex.last_part(ex.callee(call)) in CONCAT_FUNCS or ex.callee(call) == "sum") and call.args:
+        callee = ex.last_part(ex.callee(call))
+        if (callee in CONCAT_FUNCS or ex.callee(call) == "sum") and call.args:
             self.consumed |= {(id(fn), n) for n in ex.loaded_names(call.args[0].value)}
+        elif callee in MODULE_CONTAINERS and call.args:  # nn.Sequential(*blocks): the list was modules being built
+            self.consumed |= {(id(fn), n) for a in call.args for n in ex.loaded_names(a.value)}
         method = fn.enclosing_method()
         if name in DRAINS and method and method.cls and ex.receiver(call) is not None:
             self.drained.add((method.cls.name, ex.dotted(ex.receiver(call)) or ""))
