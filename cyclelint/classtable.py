@@ -15,8 +15,9 @@ def is_module_class(bases: list[str], module_classes: set[str]) -> bool:
                       or name_tokens(b.rsplit(".", 1)[-1])[-1:] in (["module"], ["model"])) for b in bases)
 
 
-def class_summaries(tree: ast.Module) -> dict:
-    """Per class: the ``__init__`` parameters and which of them ``__init__`` stores on ``self``."""
+def class_summaries(tree: ast.Module, grad_wrappers: bool = True) -> dict:
+    """Per class: the ``__init__`` parameters and which of them ``__init__`` stores on ``self``;
+    ``grad_wrappers``: whether the file may wrap methods with grad off (:func:`may_turn_grad_off`)."""
     out: dict[str, dict] = {}
     module_classes: set[str] = set()
     for node in statements(tree.body):
@@ -42,7 +43,7 @@ def class_summaries(tree: ast.Module) -> dict:
                     if owner == this:
                         kept |= {p for p in held_paths(value) if "." not in p} & set(params)
         out[node.name] = {"params": params, "kept": sorted(kept), "bases": bases, "is_module": is_module,
-                          "has_init": bool(inits), "grad_off": grad_off_methods(node)}
+                          "has_init": bool(inits), "grad_off": grad_off_methods(node) if grad_wrappers else []}
     return out
 
 

@@ -11,7 +11,7 @@ from .classtable import cache_factories, class_summaries
 from .documents import NotebookError, open_document
 from .files import read_source, unreadable
 from .findings import RULES, FileWarning, Finding
-from .grad_wrappers import grad_off_by_class
+from .grad_wrappers import grad_off_by_class, may_turn_grad_off
 from .noqa import SKIP_FILE, noqa_codes, suppressed, unknown_codes
 from .parsing import AstError, libcst_may_try, libcst_syntax_message, parse_ast
 from .prefilter import scan_file
@@ -130,7 +130,7 @@ def lint_source(source: bytes | str, path: str, enabled: frozenset[str], apply_n
             except Exception:  # the pre-filter is only a shortcut: a bug in it costs speed, never the file
                 found = True
             if not found:
-                result.classes = {name: ClassSummary(**c) for name, c in class_summaries(tree).items()}
+                result.classes = {name: ClassSummary(**c) for name, c in class_summaries(tree, may_turn_grad_off(raw)).items()}
                 result.cache_factories = cache_factories(tree)
                 result.feeds = sorted(feeds)
                 return result
@@ -192,7 +192,7 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
     facts = FileFacts(path)
     rules = [rule(lambda *report: reports.append(report), enabled) for rule in ALL_RULES if set(rule.codes) & enabled]
     Walker(facts, rules).run(module)
-    grad_off = grad_off_by_class(tree) if tree is not None else {}
+    grad_off = grad_off_by_class(tree) if tree is not None and may_turn_grad_off(text) else {}
     for name, info in facts.classes.items():
         result.classes[name] = ClassSummary(
             info.init_params, sorted(info.kept_params), info.bases, info.is_module, "__init__" in info.methods,

@@ -15,13 +15,22 @@ from .astutil import dotted
 NO_GRAD = ("no_grad", "inference_mode")
 
 
+GRAD_OFF_WORDS = ("no_grad", "inference_mode", "set_grad_enabled")
+
+
+def may_turn_grad_off(text: str | bytes) -> bool:
+    """Can some wrapper of this file turn grad off? Only then are its classes read for one (a walk of
+    every method of every class costs a fifth of a cold run otherwise). A wrapper names one of these
+    words in its own file, aliased or not."""
+    words = GRAD_OFF_WORDS if isinstance(text, str) else tuple(w.encode() for w in GRAD_OFF_WORDS)
+    return any(w in text for w in words)
+
+
 def grad_off_methods(cls: ast.ClassDef) -> list[str]:
     """Names M for which some method of ``cls`` does ``self.M = self.W(self.M)`` with W a wrapper that
     calls its argument only with grad off."""
     methods = {f.name: f for f in cls.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    off_flags = _flags_false_in_init(methods.get("__init__"))
-    wrappers = {name for name, f in methods.items() if _wraps_without_grad(f, off_flags)}
-    out: set[str] = set()
+    rebound: set[tuple[str, str]] = set()  # (M, W) of ``self.M = self.W(self.M)``: one walk per method
     for f in methods.values():
         this = _self_name(f)
         for node in ast.walk(f):
@@ -29,11 +38,14 @@ def grad_off_methods(cls: ast.ClassDef) -> list[str]:
                 node, ast.AnnAssign) else []
             if len(targets) != 1 or not isinstance(node.value, ast.Call):
                 continue
-            path, call = dotted(targets[0]), node.value
-            if (path and path.startswith(f"{this}.") and dotted(call.func) in {f"{this}.{w}" for w in wrappers}
-                    and len(call.args) == 1 and dotted(call.args[0]) == path):
-                out.add(path.split(".", 1)[1])
-    return sorted(out)
+            path, call, func = dotted(targets[0]), node.value, dotted(node.value.func) or ""
+            if (path and path.startswith(f"{this}.") and func.startswith(f"{this}.") and len(call.args) == 1
+                    and dotted(call.args[0]) == path):
+                rebound.add((path.split(".", 1)[1], func.split(".", 1)[1]))
+    if not rebound:  # the wrappers are read only for classes that rebind a method through one
+        return []
+    off_flags = _flags_false_in_init(methods.get("__init__"))
+    return sorted({m for m, w in rebound if w in methods and _wraps_without_grad(methods[w], off_flags)})
 
 
 def grad_off_by_class(tree: ast.Module) -> dict[str, list[str]]:
