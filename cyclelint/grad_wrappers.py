@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 
-from .astutil import dotted
+from .astutil import dotted, statements
 
 NO_GRAD = ("no_grad", "inference_mode")
 
@@ -33,7 +33,7 @@ def grad_off_methods(cls: ast.ClassDef) -> list[str]:
     rebound: set[tuple[str, str]] = set()  # (M, W) of ``self.M = self.W(self.M)``: one walk per method
     for f in methods.values():
         this = _self_name(f)
-        for node in ast.walk(f):
+        for node in statements(f.body):  # an assignment is a statement: expressions need no walk
             targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
                 node, ast.AnnAssign) else []
             if len(targets) != 1 or not isinstance(node.value, ast.Call):
