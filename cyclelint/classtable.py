@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from .astutil import attribute_stores, dotted, held_paths, last, statements, walk
+from .astutil import attribute_stores, dotted, held_paths, last, statements
 from .grad_wrappers import grad_off_methods
 from .vocabulary import CACHES, name_tokens
 
@@ -57,20 +57,13 @@ def cache_factories(tree: ast.Module) -> list[str]:
 def _builds_shared_cache(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """An lru_cache built in ``func`` outside any inner function that takes ``self``: one built per instance
     (``def create_cache(self, ...): lru_cache(...)(f).__get__(self)``, flair's fix) keeps no other instance."""
-    return any(isinstance(sub, ast.Call) and last(sub.func) in CACHES and not _inside_self_function(func, sub)
-               for sub in walk(func))
-
-
-def _inside_self_function(func: ast.AST, target: ast.AST) -> bool:
-    """Is ``target`` inside a function nested in ``func`` whose first parameter is ``self``?"""
-    def visit(node: ast.AST, in_self: bool) -> bool | None:
-        if node is target:
-            return in_self
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node is not func:
-            in_self = in_self or bool(node.args.args and node.args.args[0].arg == "self")
-        for child in ast.iter_child_nodes(node):
-            found = visit(child, in_self)
-            if found is not None:
-                return found
-        return None
-    return bool(visit(func, False))
+    stack: list[ast.AST] = [func]
+    while stack:
+        node = stack.pop()
+        if (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node is not func
+                and node.args.args and node.args.args[0].arg == "self"):
+            continue
+        if isinstance(node, ast.Call) and last(node.func) in CACHES:
+            return True
+        stack.extend(ast.iter_child_nodes(node))
+    return False

@@ -15,7 +15,7 @@ from .astutil import dotted, statements
 NO_GRAD = ("no_grad", "inference_mode")
 
 
-GRAD_OFF_WORDS = ("no_grad", "inference_mode", "set_grad_enabled")
+GRAD_OFF_WORDS = (*NO_GRAD, "set_grad_enabled")
 
 
 def may_turn_grad_off(text: str | bytes) -> bool:
