@@ -95,3 +95,40 @@ def test_tracing_stops_once_nothing_is_left_to_learn(tmp_path):
     (evidence,) = run.evidence
     assert evidence["ran"] == [0]
     assert "trace None profile None" in out.read_text()  # line 7 ran: the tracer went away at once
+
+
+IMPORTING = textwrap.dedent("""\
+    import sys
+    import helper
+
+
+    def flagged(n):
+        import lazy_helper
+        acc = []
+        for i in range(n):
+            acc.append([i] * 10)
+        return acc
+
+
+    flagged(30)
+    print("while importing:", helper.TRACE, sys.modules["lazy_helper"].TRACE)
+""")
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="the tracing path is 3.11's")
+def test_imports_run_without_a_python_trace_function(tmp_path):
+    """An import under the trace function would slow a script's ``import torch`` by half; the frames of
+    an import are declined by a builtin, yet the flagged lines after it, and the loop around a lazy
+    import, are still seen."""
+    for name in ("helper", "lazy_helper"):
+        (tmp_path / f"{name}.py").write_text("import sys\nTRACE = type(sys.gettrace()).__name__\n")
+    path = tmp_path / "prog.py"
+    path.write_text(IMPORTING)
+    watch = FileWatch(probes=[Probe(0, 9, 9, "line 9")], loops=[LoopWatch("L0", 0, "line", 8, "acc")])
+    out = tmp_path / "out.txt"
+    with open(out, "w") as fh:
+        run = run_command([sys.executable, str(path)], Plan(files={os.path.realpath(path): watch}), False, fh)
+    (evidence,) = run.evidence
+    assert run.returncode == 0 and evidence["ran"] == [0]
+    assert len(evidence["loops"]["L0"]["samples"]) > 8
+    assert "while importing: builtin_function_or_method builtin_function_or_method" in out.read_text()

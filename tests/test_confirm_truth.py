@@ -134,3 +134,18 @@ def test_cycles_made_outside_the_linted_paths_are_reported_where_they_were_made(
     (result,) = json.loads(render([Finding(**f) for f in findings], []))["runs"][0]["results"]
     assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith("outside_lib/maker.py")
     assert result["properties"]["confirmation"]["outside"] is True
+
+
+def test_garbage_without_tensors_costs_no_extra_full_collection(tmp_path):
+    """Freeing a sampled middle collection's garbage takes a full collection (0.1 s with torch loaded); when
+    that garbage reaches no tensor the program's own next full collection frees it, so the watched program
+    runs as many full collections as the plain one (give or take the detector's last look at exit)."""
+    program = tmp_path / "churn.py"
+    program.write_text(
+        "import gc\nimport torch\n\n\nclass Node:\n    pass\n\n\n"
+        "for _ in range(300_000):\n    node = Node()\n    node.me = node\n    keep = [Node() for _ in range(2)]\n"
+        "print('full collections:', gc.get_stats()[2]['collections'])\n")
+    plain = run([sys.executable, str(program)], cwd=ROOT)
+    watched, _ = confirm(program, program)
+    counts = [int((p.stdout + p.stderr).split("full collections:")[1].split()[0]) for p in (plain, watched)]
+    assert counts[1] <= counts[0] + 1, counts

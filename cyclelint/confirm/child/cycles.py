@@ -150,8 +150,12 @@ class CycleWatcher:
             snap = cuda_history.snapshot() if cuda_keys and cuda_history.recording() else None
             before = cuda_history.allocated()
             new = held = None
-            if free and not self.program_saves:
-                # always: garbage left unfreed would be saved again by the next sampled collection
+            if free and not self.program_saves and (thorough or self.landing < 2):
+                # Garbage left unfreed would be saved again by the next sampled collection, so it is freed
+                # now, except when that takes a full collection and it reaches no tensor: the next full
+                # collection frees it then, as it frees whatever outlived the young ones. (With torch
+                # loaded a full collection costs about 0.1 s: one per sampled middle collection made a
+                # script's imports half as slow again.)
                 gc.set_debug(0)  # our freeing collection prints nothing for DEBUG_COLLECTABLE/STATS
                 gc.collect(2 if thorough else self.landing)
             self.landing = 0

@@ -4,8 +4,10 @@ On 3.11 any trace function slows every line of every frame (the interpreter leav
 bytecode), so tracing is on only while it can learn something: it starts when a watched file's code is executed
 (and again when a collection finds flagged code on the stack), declines every other frame at its
 first call, and stops once nothing is left to learn or its share of the run (GRACE seconds, then
-1/RATIO of the CPU time since; imports are start-up, paid once, and not counted) is spent. Code that runs while tracing is off is not seen: the evidence then says that watching was
-partial.
+1/RATIO of the CPU time since) is spent. Code that runs while tracing is off is not seen: the
+evidence then says that watching was partial. An import is traced by ``getattr``, which declines every
+frame without running any Python (a script's ``import torch`` under the full trace function cost as
+much again as its start-up), and it is neither watched nor counted.
 """
 from __future__ import annotations
 
@@ -25,7 +27,6 @@ class TraceLines:
         self.on = False
         self.on_since = 0.0
         self.traced = 0.0  # CPU seconds with tracing on, imports left out
-        self.importing = 0
         self.import_since = 0.0
         self.calls = 0
         self.partial = False  # some time passed with lines left to learn and tracing off
@@ -34,6 +35,8 @@ class TraceLines:
         return True
 
     def on_exec(self, code, path: str) -> None:
+        if self.on and sys.gettrace() is _DECLINE:
+            sys.settrace(self.on_call)  # a watched module imported: its own lines are watched
         self.start()  # the watched module starts: its flagged code may run from now on
 
     def on_collection(self) -> None:
@@ -70,7 +73,7 @@ class TraceLines:
             return
         self.on = False
         self.traced += time.process_time() - self.on_since
-        if sys.gettrace() == self.on_call:
+        if sys.gettrace() in (self.on_call, _DECLINE):
             sys.settrace(None)
         if threading.gettrace() == self.on_call:
             threading.settrace(None)
@@ -99,8 +102,7 @@ class TraceLines:
         if code.co_name == "_find_and_load" and code.co_filename == "<frozen importlib._bootstrap>":
             return self._import(frame)
         self.calls += 1
-        if not self.calls & 1023 and not self.importing \
-                and not self._budget_left(time.process_time() - self.on_since):
+        if not self.calls & 1023 and not self._budget_left(time.process_time() - self.on_since):
             self.stop()
             return None
         points = self._points(code)
@@ -114,21 +116,20 @@ class TraceLines:
         return self._local(frame.f_code, points) if points.hits or points.samples else None
 
     def _import(self, frame):
-        """An import runs: start-up, paid once, left out of the budget (a script's ``import torch``
-        would spend it before its loop runs). A test runner's imports are left out too: a known cost."""
-        if not self.importing:
-            self.import_since = time.process_time()
-        self.importing += 1
+        """An import runs: start-up, paid once. Until it returns, every frame is declined by
+        _DECLINE, and the time is left out of the budget."""
+        self.import_since = time.process_time()
+        sys.settrace(_DECLINE)
 
-        def trace(frame, event, arg):
+        def until_done(frame, event, arg):
             if event == "return":
-                self.importing -= 1
-                if not self.importing:
-                    self.traced -= time.process_time() - self.import_since
-            return trace if event != "return" else None
+                self.traced -= time.process_time() - self.import_since
+                if self.on and sys.gettrace() is _DECLINE:
+                    sys.settrace(self.on_call)
+            return until_done
 
         frame.f_trace_lines = False
-        return trace
+        return until_done
 
     def _local(self, code, points):
         learned = self.learned
@@ -165,3 +166,9 @@ class TraceLines:
 
     def after_fork(self) -> None:
         pass
+
+
+# A trace function is only ever called with "call" (and arg None) for a new frame; what it returns is the
+# frame's local trace function. getattr(frame, "call", None) is None, and being a builtin it costs no Python
+# frame per call: the cheapest way to keep tracing on (the caller's frames resume their lines) yet watch nothing.
+_DECLINE = getattr
