@@ -141,6 +141,7 @@ class _Scan:
 
     def run(self, tree: ast.Module) -> bool:
         self.methods = _regular_methods(tree)
+        self.module_names = _module_level_names(tree)
         self.built: dict[str, str] = {}  # name or attribute -> class, from ``x = SomeClass(...)``
         self.attr_calls: list[ast.Call] | None = [] if "CYC305" in self.codes else None
         self.body(tree.body, instance=None, depth=0, in_class=False)
@@ -277,8 +278,9 @@ class _Scan:
             return
         value = getattr(node, "value", None) if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) else None
         if self.fn.sized and isinstance(node, ast.Assign) and any(
-                isinstance(t, ast.Subscript) and ({n.id for n in walk(t.slice) if isinstance(n, ast.Name)}
-                                                  | set(held_paths(node.value))) & self.fn.sized for t in node.targets):
+                isinstance(t, ast.Subscript) and _root(t) in self.module_names
+                and ({n.id for n in walk(t.slice) if isinstance(n, ast.Name)}
+                     | set(held_paths(node.value))) & self.fn.sized for t in node.targets):
             self.hit("CYC404: a module or tensor argument stored in a container")
             return
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and value is not None:
@@ -563,6 +565,24 @@ def _regular_methods(tree: ast.Module) -> set[str]:
                                     "getter", "deleter"}:
                         out.add(f.name)
     return out
+
+
+def _module_level_names(tree: ast.Module) -> set[str]:
+    """Every name the module's top level binds, and every class and function name: a superset of what
+    CYC404 accepts as a registry (storage._is_registry: a module-level binding, or a class's attribute)."""
+    out = {node.name for node in statements(tree.body)
+           if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))}
+    for node in statements(tree.body, into_defs=False):
+        for sub in walk(node):
+            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                out.add(sub.id)
+            elif isinstance(sub, ast.alias):
+                out.add((sub.asname or sub.name).split(".")[0])
+    return out
+
+
+def _root(target: ast.AST) -> str:
+    return (dotted(strip_items(target)) or "").split(".")[0]
 
 
 def _built(value: ast.AST | None) -> bool:

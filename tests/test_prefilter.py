@@ -300,3 +300,32 @@ def test_a_prefilter_crash_costs_speed_not_the_file(monkeypatch):
     assert fast.error is None
     assert [f.to_dict() for f in fast.findings] == [f.to_dict() for f in full.findings]
     assert [f.code for f in full.findings] == ["CYC301"]
+
+
+def test_prefilter_skips_a_tensor_argument_kept_in_a_local_container():
+    """CYC404 reports a module or tensor argument kept in a registry (a module-level binding or a class's
+    attribute); the same store into a local dict, a parameter or an attribute of one is no registry, and
+    transformers' models have 80 files of such stores (``cache[idx] = hidden_states``) that need no libcst."""
+    import ast
+
+    from cyclelint.prefilter import may_have_findings
+
+    local = textwrap.dedent(
+        """\
+        import torch
+
+        def update(layer_idx: int, states: torch.Tensor, cache: dict):
+            seen = {}
+            seen[layer_idx] = states
+            cache.layers[layer_idx] = states
+            return seen
+        """)
+    assert not may_have_findings(ast.parse(local), DEFAULT_CODES)
+    _same(local.encode(), "local_container.py")
+    registry = "REGISTRY = {}\n" + local.replace("seen[layer_idx]", "REGISTRY[layer_idx]")
+    in_class = "class Registry:\n    seen = {}\n\n    @staticmethod\n" + textwrap.indent(
+        local.replace("import torch\n\n", "").replace("seen[layer_idx]", "Registry.seen[layer_idx]"), "    ")
+    for kept in (registry, "import torch\n" + in_class):
+        assert may_have_findings(ast.parse(kept), DEFAULT_CODES)
+        _same(kept.encode(), "registry.py")
+        assert "CYC404" in {f.code for f in lint_source(kept.encode(), "registry.py", DEFAULT_CODES).findings}
