@@ -4,10 +4,12 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Mapping
 
-from .engine import FileResult, default_workers, lint_file, resolve_project, run_jobs
+from .engine import default_workers, lint_file, run_jobs
 from .file_rules import FileRules
 from .files import discover
 from .findings import FileError, FileWarning, Finding
+from .project.records import FileResult
+from .project.resolve import resolve_project
 from .project_context import Project
 from .selection import enabled_codes
 

@@ -40,7 +40,7 @@ class Cache:
     @classmethod
     def open(cls, base: str) -> Cache:
         """The cache of the engine's per-file results under ``base``."""
-        from .engine import FileResult
+        from .project.records import FileResult
 
         return cls(base, FileResult)
 

@@ -1,5 +1,5 @@
 """The class table entries of a file read off ``ast`` (for files the pre-filter answers alone):
-the same ``engine.ClassSummary`` fields the full analysis records."""
+the same ``project.records.ClassSummary`` fields the full analysis records."""
 from __future__ import annotations
 
 import ast

@@ -7,15 +7,17 @@ The project is the folder of the nearest pyproject.toml or .git above the file. 
 read only when a file asks such a question (a constructor call or a CYC305 candidate left open), each
 with its own configuration, and come from the result cache (keyed by each file's bytes): after the
 first run, only what changed is analysed again. A folder named on the command line is its own scope,
-as before. (The project-wide resolution itself is engine.resolve_project.)"""
+as before. (The project-wide resolution itself is project/resolve.py.)"""
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable
 
-from .engine import FileResult, feeding_candidates, resolve_project, run_jobs
+from .engine import run_jobs
 from .file_rules import FileRules
 from .files import discover
+from .project.records import FileResult
+from .project.resolve import feeding_candidates, resolve_project
 
 ROOT_MARKERS = ("pyproject.toml", ".git")
 

@@ -79,3 +79,25 @@ def test_inherited_method_of_a_subclass_instance(tmp_path, cyclelint):
 def test_noqa_on_the_candidate(tmp_path, cyclelint):
     tree(tmp_path, meter=METER.replace("self.total += value", "self.total += value  # noqa: CYC305"))
     assert rows(cyclelint, tmp_path, "--no-cache") == []
+
+
+def test_a_warm_run_resolves_the_project_without_libcst(tmp_path):
+    """Project-wide resolution reads only the files' records: a warm run (every file from the cache) gives the
+    same cross-file findings as the cold one and never imports libcst (0.35 s of a 1 s warm run)."""
+    import subprocess
+    import sys
+
+    (tmp_path / "heads.py").write_text("class Head:\n    def __init__(self, owner):\n        self.owner = owner\n")
+    (tmp_path / "model.py").write_text(
+        "from heads import Head\n\n\nclass Model:\n    def __init__(self):\n        self.head = Head(self)\n")
+    (tmp_path / "meters.py").write_text(METER)
+    (tmp_path / "train.py").write_text(TRAIN.format(arg="loss"))
+    code = ("import sys\nfrom cyclelint.cli import main\nmain(['.', '--format', 'json', '--exit-zero'])\n"
+            "print('libcst imported:', 'libcst' in sys.modules, file=sys.stderr)\n")
+    runs = [subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
+            for _ in range(2)]
+    cold, warm = ([(f["path"], f["line"], f["code"], f["message"]) for f in json.loads(r.stdout)["findings"]]
+                  for r in runs)
+    assert {(path, code) for path, _, code, _ in cold} == {("./model.py", "CYC202"), ("./meters.py", "CYC305")}, cold
+    assert warm == cold
+    assert "libcst imported: True" in runs[0].stderr and "libcst imported: False" in runs[1].stderr

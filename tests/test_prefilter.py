@@ -4,8 +4,9 @@ import textwrap
 
 import pytest
 
-from cyclelint.engine import lint_source, resolve_project
+from cyclelint.engine import lint_source
 from cyclelint.findings import DEFAULT_CODES, RULES
+from cyclelint.project.resolve import resolve_project
 
 from .conftest import FIXTURES, SHARED
 

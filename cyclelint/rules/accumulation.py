@@ -15,6 +15,7 @@ import libcst as cst
 from ..analysis import exprs as ex
 from ..analysis.scopes import Function, Loop
 from ..analysis.tensors import RETURNS_OF, Value
+from ..project.records import slot_params
 from ..vocabulary import APPENDS, CONCAT_FUNCS, INPLACE, MODULE_TYPES, dunder
 from .base import Checker, Rewrite
 from .fix_safety import Proofs
@@ -328,7 +329,7 @@ class AccumulationRule(Checker):
 @dataclass
 class StateCandidate:
     """A CYC305 candidate whose value comes from parameters no caller in its file shows attached:
-    judged once the callers in the other files are known (engine.resolve_project)."""
+    judged once the callers in the other files are known (project/resolve.py)."""
 
     stmt: cst.CSTNode
     cls: str
@@ -337,17 +338,6 @@ class StateCandidate:
     deps: list[str]
     message: str
     attached: bool = False  # judged attached here: reported unless a base class runs the method with grad off
-
-
-def slot_params(slots, params: list[str]) -> set[str]:
-    """The parameter names that call slots (an index after ``self``, or a keyword) land in."""
-    out = set()
-    for slot in slots:
-        if isinstance(slot, int) and slot < len(params):
-            out.add(params[slot])
-        elif slot in params:
-            out.add(slot)
-    return out
 
 
 def _grows(value: cst.BaseExpression, path: str) -> bool:

@@ -242,11 +242,11 @@ class LinkRule(Checker):
         return msg
 
 
-def ctor_message(call: CtorCall, param: str, target_is_module: bool) -> str:
-    msg = MSG_CTOR.format(cls=call.cls_name, obj=call.obj, param=param)
-    if call.owner_is_module and target_is_module:
-        msg += MSG_MODULE.format(obj=call.obj)
-    return msg
+def ctor_template(call: CtorCall) -> tuple[str, str]:
+    """The message of a call resolved project-wide, ``{param}`` left for the parameter that keeps the object,
+    and what to add when the class called is an nn.Module too."""
+    return (MSG_CTOR.format(cls=call.cls_name, obj=call.obj, param="{param}"),
+            MSG_MODULE.format(obj=call.obj) if call.owner_is_module else "")
 
 
 def _views_of(value: cst.BaseExpression) -> set[str]:

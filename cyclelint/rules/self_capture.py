@@ -387,6 +387,7 @@ def _handle_attr(stmt: cst.CSTNode, fn: Function) -> str | None:
 
 
 
-def handed_method_message(call: CtorCall, param: str) -> str:
+def handed_method_template(call: CtorCall) -> tuple[str, str]:
+    """As links.ctor_template, for the instance's own bound method handed to a base ``__init__``."""
     obj, _, attr = call.obj.partition(".")
-    return MESSAGES["CYC103_BASE"].format(obj=obj, what=attr, cls=call.cls_name, param=param)
+    return MESSAGES["CYC103_BASE"].format(obj=obj, what=attr, cls=call.cls_name, param="{param}"), ""

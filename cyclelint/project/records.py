@@ -1,0 +1,95 @@
+"""The records a file hands to project-wide resolution, as the cache stores them (record_codec.py)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..findings import FileWarning, Finding
+
+
+@dataclass
+class ClassSummary:
+    """What other files need to know about a class: which ``__init__`` parameters it keeps."""
+
+    params: list[str]
+    kept: list[str]
+    bases: list[str]
+    is_module: bool
+    has_init: bool
+    grad_off: list[str] = field(default_factory=list)  # methods the class itself runs with grad off (grad_wrappers)
+
+
+@dataclass
+class PendingCtor:
+    """``Cls(self, ...)`` kept by the instance: a CYC202 once ``Cls`` is known to keep that argument."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    cls_name: str
+    index: int | None
+    keyword: str | None
+    obj: str
+    owner_is_module: bool
+    noqa: tuple[str, ...] | None
+    code: str = "CYC202"
+    message: str = ""  # with {param} for the parameter that keeps obj
+    module_note: str = ""  # added when the class called is an nn.Module
+
+
+@dataclass
+class PendingState:
+    """A CYC305 candidate of ``cls.method`` that needs a caller passing a graph-attached argument."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    cls: str
+    method: str
+    params: list[str]
+    deps: list[str]  # the parameters the grown value comes from
+    message: str
+    attached: bool = False  # judged attached in its file: reported unless a base class runs the method with grad off
+
+
+@dataclass
+class PendingCache:
+    """A cached method: a CYC402 once some file of the project defines ``decorator`` as a function
+    that builds an lru_cache ("": functools' own) and ``cls`` is an nn.Module through its bases
+    ("": the class was judged to hold tensors or modules in its own file)."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    decorator: str
+    cls: str
+    message: str
+
+
+@dataclass
+class FileResult:
+    path: str
+    findings: list[Finding] = field(default_factory=list)
+    error: str | None = None
+    classes: dict[str, ClassSummary] = field(default_factory=dict)
+    ctors: list[PendingCtor] = field(default_factory=list)
+    states: list[PendingState] = field(default_factory=list)
+    evidence: list[tuple[str, str, int | str]] = field(default_factory=list)  # (class, method, slot) fed a graph
+    feeds: list[tuple[str, str]] = field(default_factory=list)  # pre-filtered: (class, method) it may feed a graph
+    warnings: list[FileWarning] = field(default_factory=list)
+    cells: list[int] | None = None  # a notebook: the first line of each code cell (notebook.place)
+    cache_factories: list[str] = field(default_factory=list)  # module-level functions that build an lru_cache
+    caches: list[PendingCache] = field(default_factory=list)
+
+
+def slot_params(slots, params: list[str]) -> set[str]:
+    """The parameter names that call slots (an index after ``self``, or a keyword) land in."""
+    out = set()
+    for slot in slots:
+        if isinstance(slot, int) and slot < len(params):
+            out.add(params[slot])
+        elif slot in params:
+            out.add(slot)
+    return out

@@ -1,0 +1,154 @@
+"""Findings that need the whole project: resolved over every file's records once all are linted."""
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from ..findings import Finding
+from ..noqa import suppressed
+from .records import ClassSummary, FileResult, PendingCtor, slot_params
+
+
+def resolve_project(results: Iterable[FileResult]) -> None:
+    """Turn pending ``Cls(self)`` calls into CYC202 findings: the class of the same file
+    first, else every class of that name in the linted tree must keep the argument."""
+    results = list(results)
+    project: dict[str, list[ClassSummary]] = {}
+    for res in results:
+        for name, summary in res.classes.items():
+            project.setdefault(name, []).append(summary)
+    _resolve_states(results)
+    _resolve_caches(results)
+    pending = [res for res in results if res.ctors]
+    if not pending:
+        return
+    for res in pending:
+        for call in res.ctors:
+            local = res.classes.get(call.cls_name)
+            candidates = [local] if local else project.get(call.cls_name, [])
+            params = [_kept_param(c, call, project) for c in candidates]
+            if not params or None in params or suppressed(call.code, call.noqa):
+                continue
+            is_mod = any(c.is_module for c in candidates)
+            message = call.message.replace("{param}", params[0]) + (call.module_note if is_mod else "")
+            res.findings.append(Finding(res.path, call.line, call.column, call.end_line, call.end_column, call.code,
+                                        message))
+        res.ctors = []
+
+
+def feeding_candidates(results: Sequence[FileResult]) -> list[int]:
+    """Indexes of the pre-filtered files that may feed a graph to a CYC305 candidate of another
+    file: they are analysed in full before the project is resolved. Most trees have few candidates
+    and fewer such callers, so most files keep the cheap answer."""
+    wanted = {(st.cls, st.method) for res in results for st in res.states}
+    if not wanted:
+        return []
+    files, homes = _class_index(results)
+    return [i for i, res in enumerate(results)
+            if any((name, method) in wanted for cls, method in res.feeds
+                   for _, name in _with_bases(cls, res.path, files, homes))]
+
+
+def _class_index(results: Sequence[FileResult]) -> tuple[dict[str, FileResult], dict[str, list[str]]]:
+    files = {res.path: res for res in results}
+    homes: dict[str, list[str]] = {}  # class name -> files that define one
+    for res in results:
+        for name in res.classes:
+            homes.setdefault(name, []).append(res.path)
+    return files, homes
+
+
+def _resolve_states(results: list[FileResult]) -> None:
+    """CYC305 for state grown from a parameter that a caller in another file feeds a graph-attached
+    value (``meter.update(loss)`` in train.py, ``class Meter`` in metrics.py). A caller's class name
+    means the class of its own file when it has one, else the classes of that name in the tree,
+    and their bases: a subclass instance runs the inherited method. Candidates a caller in their own
+    file fed were reported there; the ones left here had no such caller."""
+    if not any(res.states for res in results):
+        return
+    files, homes = _class_index(results)
+    fed: dict[tuple[str, str, str], set] = {}  # (file, class, method) -> slots some caller feeds a graph
+    for res in results:
+        for cls, method, slot in res.evidence:
+            for home, name in _with_bases(cls, res.path, files, homes):
+                fed.setdefault((home, name, method), set()).add(slot)
+    for res in results:
+        for st in res.states:
+            chain = _with_bases(st.cls, res.path, files, homes)
+            if any(st.method in files[home].classes[name].grad_off for home, name in chain):
+                continue  # the method always runs under the class's own no_grad wrapper
+            # forward() of a module (its base being a module class of another file) receives graphs
+            forward = st.method == "forward" and any(files[home].classes[name].is_module for home, name in chain)
+            fed_here = set(st.deps) & slot_params(fed.get((res.path, st.cls, st.method), ()), st.params)
+            if st.attached or forward or fed_here:
+                why = "" if st.attached or fed_here else " (forward() of a module: its inputs carry the caller's graph)"
+                res.findings.append(Finding(res.path, st.line, st.column, st.end_line, st.end_column, "CYC305",
+                                            st.message + why))
+        res.states = []
+
+
+def _resolve_caches(results: list[FileResult]) -> None:
+    """CYC402 for methods decorated with a helper of the project that wraps lru_cache (transformers'
+    ``compile_compatible_method_lru_cache`` in pytorch_utils.py, used across the model files), and
+    for cached methods of classes that are nn.Modules through bases defined in other files."""
+    if not any(res.caches for res in results):
+        return
+    factories = {name for res in results for name in res.cache_factories}
+    files, homes = _class_index(results)
+    for res in results:
+        for c in res.caches:
+            if c.decorator and c.decorator not in factories:
+                continue
+            message = c.message
+            if c.cls:
+                base = next((name for home, name in sorted(_with_bases(c.cls, res.path, files, homes))
+                             if files[home].classes[name].is_module), None)
+                if base is None:
+                    continue
+                message = message.replace("{why}", f"an nn.Module through {base}")
+            res.findings.append(Finding(res.path, c.line, c.column, c.end_line, c.end_column, "CYC402", message))
+        res.caches = []
+
+
+def _with_bases(name: str, seen_from: str, files: dict[str, FileResult],
+                homes: dict[str, list[str]]) -> set[tuple[str, str]]:
+    """(file, class) for the class ``name`` means in file ``seen_from`` and for its bases: the
+    file's own class of that name first, else every class of that name in the tree."""
+    found: set[tuple[str, str]] = set()
+    todo = [(name, seen_from)]
+    while todo:
+        cur, where = todo.pop()
+        for home in [where] if cur in files[where].classes else homes.get(cur, []):
+            if (home, cur) not in found:
+                found.add((home, cur))
+                todo += [(b.rsplit(".", 1)[-1], home) for b in files[home].classes[cur].bases]
+    return found
+
+
+def _kept_param(cls: ClassSummary, call: PendingCtor, project: dict[str, list[ClassSummary]]) -> str | None:
+    """The ``__init__`` parameter that receives the instance, if the class keeps it. A class
+    without ``__init__`` inherits one: its bases are searched depth first, each class once
+    (a big tree holds many classes of one name; searching all paths would be exponential)."""
+    stack, seen = [cls], set()
+    while stack:
+        cur = stack.pop()
+        if id(cur) in seen:
+            continue
+        seen.add(id(cur))
+        if cur.has_init:
+            found = _init_param(cur, call)
+            if found:
+                return found
+            continue
+        for base in reversed(cur.bases):
+            stack.extend(reversed(project.get(base.rsplit(".", 1)[-1], [])))
+    return None
+
+
+def _init_param(cls: ClassSummary, call: PendingCtor) -> str | None:
+    if call.keyword is not None:
+        param = call.keyword
+    elif call.index is not None and call.index < len(cls.params):
+        param = cls.params[call.index]
+    else:
+        return None
+    return param if param in cls.kept else None
