@@ -124,6 +124,19 @@ def _attribute_pairs(target: ast.AST, value: ast.AST):
                 yield from _attribute_pairs(t, v)
 
 
+def class_functions(body) -> list:
+    """The functions a class body defines, those under its ``if``/``try``/``with`` blocks included (the
+    walker makes them methods too), not those nested in other functions or classes."""
+    out, stack = [], list(reversed(body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            out.append(node)
+        elif not isinstance(node, ast.ClassDef):
+            stack.extend(reversed(_inner_statements(node)))
+    return out
+
+
 def statements(body, into_defs: bool = True):
     """Every statement under ``body`` in source order; ``into_defs=False`` stays out of nested
     functions and classes."""
@@ -133,11 +146,16 @@ def statements(body, into_defs: bool = True):
         if not into_defs and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
         yield node
-        inner = [n for field in ("body", "orelse", "finalbody") for n in getattr(node, field, []) or []
-                 if isinstance(n, ast.stmt)]
-        inner += [n for h in getattr(node, "handlers", []) for n in h.body]
-        inner += [n for c in getattr(node, "cases", []) for n in c.body]
-        stack.extend(reversed(inner))
+        stack.extend(reversed(_inner_statements(node)))
+
+
+def _inner_statements(node: ast.AST) -> list[ast.stmt]:
+    """The statements directly under a compound statement, in source order."""
+    inner = [n for field in ("body", "orelse", "finalbody") for n in getattr(node, field, []) or []
+             if isinstance(n, ast.stmt)]
+    inner += [n for h in getattr(node, "handlers", []) for n in h.body]
+    inner += [n for c in getattr(node, "cases", []) for n in c.body]
+    return inner
 
 
 def reaches(owner: str, path: str) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from .astutil import attribute_stores, dotted, held_paths, last, statements
+from .astutil import attribute_stores, class_functions, dotted, held_paths, last, statements
 from .grad_wrappers import grad_off_methods
 from .vocabulary import CACHES, name_tokens
 
@@ -29,7 +29,7 @@ def class_summaries(tree: ast.Module, grad_wrappers: bool = True) -> dict:
             module_classes.add(node.name)
         # As the full analysis records it: the parameters of the last ``__init__`` (overloads come
         # first), the parameters any of them stores on ``self``.
-        inits = [f for f in node.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name == "__init__"]
+        inits = [f for f in class_functions(node.body) if f.name == "__init__"]
         params: list[str] = []
         kept: set[str] = set()
         for init in inits:
@@ -37,7 +37,8 @@ def class_summaries(tree: ast.Module, grad_wrappers: bool = True) -> dict:
             names = [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs] + [
                 p.arg for p in (a.vararg, a.kwarg) if p is not None]
             params = names[1:]
-            this = names[0] if names else None
+            decos = {last(d.func if isinstance(d, ast.Call) else d) for d in init.decorator_list}
+            this = names[0] if names and not decos & {"staticmethod", "classmethod"} else None  # as Walker.function
             for stmt in statements(init.body, into_defs=False):
                 for owner, value in attribute_stores(stmt):
                     if owner == this:

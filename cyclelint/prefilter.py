@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from .astutil import dotted, held_paths, last, reaches, statements, stores, strip_items, walk
+from .astutil import class_functions, dotted, held_paths, last, reaches, statements, stores, strip_items, walk
 from .classtable import is_module_class
 from .vocabulary import (
     APPENDS,
@@ -157,6 +157,7 @@ class _Scan:
             self.stmt(stmt, instance, depth, in_class)
 
     def stmt(self, node, instance, depth, in_class):
+        # in_class: directly in a class body, or under its if/try/with/loop blocks (whose defs are methods too)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             self.function(node, instance, depth, in_class)
         elif isinstance(node, ast.ClassDef):
@@ -195,20 +196,20 @@ class _Scan:
                     elif isinstance(n, ast.Attribute):
                         self.stores.attrs.add(n.attr)  # for self.x in ...
             self.loop_stack.append(over_data)
-            self.body(node.body, instance, depth, False)
+            self.body(node.body, instance, depth, in_class)
             self.loop_stack.pop()
-            self.body(node.orelse, instance, depth, False)
+            self.body(node.orelse, instance, depth, in_class)
         elif isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))):
-            self.body(node.body, instance, depth, False)
+            self.body(node.body, instance, depth, in_class)
             for h in node.handlers:
                 if h.name and "CYC4" in self.fam and _keeps_name(h.body, h.name):
                     self.hit("CYC401: except-as name kept")
                     return
                 if h.type is not None:
                     self.expr(h.type, instance)
-                self.body(h.body, instance, depth, False)
-            self.body(node.orelse, instance, depth, False)
-            self.body(node.finalbody, instance, depth, False)
+                self.body(h.body, instance, depth, in_class)
+            self.body(node.orelse, instance, depth, in_class)
+            self.body(node.finalbody, instance, depth, in_class)
         elif isinstance(node, (ast.If, ast.With, ast.AsyncWith, ast.Match)):
             header = {ast.If: lambda n: [n.test], ast.Match: lambda n: [n.subject]}.get(
                 type(node), lambda n: [i.context_expr for i in n.items])(node)
@@ -219,10 +220,10 @@ class _Scan:
                     self.stores.bind(item.optional_vars, item.context_expr)
             if isinstance(node, ast.Match):
                 for case in node.cases:
-                    self.body(case.body, instance, depth, False)
+                    self.body(case.body, instance, depth, in_class)
             else:
-                self.body(node.body, instance, depth, False)
-                self.body(getattr(node, "orelse", []), instance, depth, False)
+                self.body(node.body, instance, depth, in_class)
+                self.body(getattr(node, "orelse", []), instance, depth, in_class)
         else:
             self.simple(node, instance)
 
@@ -434,7 +435,8 @@ class _Scan:
                     self.hit("CYC404: atexit.register in a function")
                     return calls, words
                 if "CYC1" in fam and name == "__init__" and self.fn_instance and any(
-                        _is_attr_of(a, self.fn_instance) and a.attr in self.methods for a in sub.args):
+                        _is_attr_of(a, self.fn_instance) and a.attr in self.methods
+                        for a in sub.args + [k.value for k in sub.keywords]):
                     self.hit("CYC103: own bound method handed to a base __init__")
                     return calls, words
                 if "CYC4" in fam and name in KEPT_CALLS:
@@ -558,12 +560,11 @@ def _regular_methods(tree: ast.Module) -> set[str]:
     out = set()
     for node in statements(tree.body):
         if isinstance(node, ast.ClassDef):
-            for f in node.body:
-                if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    decos = {last(d.func if isinstance(d, ast.Call) else d) for d in f.decorator_list}
-                    if not decos & {"staticmethod", "classmethod", "property", "cached_property", "setter",
-                                    "getter", "deleter"}:
-                        out.add(f.name)
+            for f in class_functions(node.body):
+                decos = {last(d.func if isinstance(d, ast.Call) else d) for d in f.decorator_list}
+                if not decos & {"staticmethod", "classmethod", "property", "cached_property", "setter",
+                                "getter", "deleter"}:
+                    out.add(f.name)
     return out
 
 

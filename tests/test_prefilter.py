@@ -14,6 +14,19 @@ pytestmark = pytest.mark.lintpath
 
 SOURCES = sorted(FIXTURES.rglob("*.py")) + sorted((SHARED / "eval" / "cases").glob("*.py"))
 EXTRA = {
+    # drifts the differential test (test_prefilter_differential.py) found
+    "base_init_keyword_method": (
+        "class Sampler:\n    def __init__(self, propose):\n        self.propose = propose\n"
+        "class Exp(Sampler):\n    def __init__(self):\n        Sampler.__init__(self, propose=self._propose)\n"
+        "    def _propose(self):\n        return 1\n"
+    ),
+    "init_under_try": "class Text:\n    try:\n        def __init__(self, vocab):\n            self.vocab = vocab\n"
+                      "    finally:\n        pass\n",
+    "static_init": "class Text:\n    @staticmethod\n    def __init__(self, vocab):\n        self.vocab = vocab\n",
+    "method_under_with": (
+        "import torch\nclass Mean(torch.nn.Module):\n    with torch.no_grad():\n        def forward(self, x):\n"
+        "            self.mean.add_(x.mean(0))\n            return x\n"
+    ),
     "alias_lambda": "class A:\n    def __init__(self):\n        cb = lambda: self\n        self.cb = cb\n",
     "closure_registered": (
         "class A:\n    def __init__(self, m):\n        def hook(mod, i, o):\n            self.o = o\n"
