@@ -10,12 +10,26 @@ class Rule:
     name: str
     summary: str
     default: bool = True
+    observed: str | None = "cycle"  # how --confirm observes a finding: a key of OBSERVED, or None
+    fixable: bool = False  # --fix has a safe rewrite for some of its findings
+
+
+# How --confirm observes a rule's findings (confirm/plan.py builds the watch plan from it).
+OBSERVED = {
+    "cycle": "a cycle the collector frees matches the finding",
+    "loop": "the accumulator grows across passes of the flagged loop",
+    "state": "the attribute grows across calls of the flagged method",
+    "survivor": "instances of the flagged class are still alive at exit",
+    "body": "as survivor, and the flagged line is a decorator: the method's body must run",
+    "runtime": "a cycle with tensors that no static finding explains",
+}
 
 
 RULES: dict[str, Rule] = {
     r.code: r
     for r in (
-        Rule("CYC001", "unused-noqa", "noqa code of cyclelint that suppresses nothing or names no rule", default=False),
+        Rule("CYC001", "unused-noqa", "noqa code of cyclelint that suppresses nothing or names no rule", default=False,
+             observed=None, fixable=True),
         Rule("CYC101", "self-lambda-stored", "lambda capturing the instance stored on the instance"),
         Rule("CYC102", "self-closure-stored", "nested function capturing the instance stored on the instance"),
         Rule("CYC103", "bound-method-stored", "bound method or partial over the instance stored on the instance"),
@@ -23,17 +37,23 @@ RULES: dict[str, Rule] = {
         Rule("CYC201", "mutual-link", "two objects linked to each other in one scope"),
         Rule("CYC202", "back-pointer", "object owned by the instance given a strong reference back to it"),
         Rule("CYC203", "self-reference", "instance stored in its own attributes or containers"),
-        Rule("CYC301", "graph-accumulated", "accumulator augmented with a graph-attached tensor in a loop"),
-        Rule("CYC302", "graph-collected", "outer container collects graph-attached tensors in a loop"),
-        Rule("CYC303", "graph-concatenated", "graph-attached tensor grown by concatenation in a loop"),
-        Rule("CYC304", "device-tensors-collected", "device tensors collected without graph in an outer container", default=False),
-        Rule("CYC305", "graph-accumulated-state", "instance attribute grown with graph-attached values across calls"),
+        Rule("CYC301", "graph-accumulated", "accumulator augmented with a graph-attached tensor in a loop", observed="loop",
+             fixable=True),
+        Rule("CYC302", "graph-collected", "outer container collects graph-attached tensors in a loop", observed="loop",
+             fixable=True),
+        Rule("CYC303", "graph-concatenated", "graph-attached tensor grown by concatenation in a loop", observed="loop"),
+        Rule("CYC304", "device-tensors-collected", "device tensors collected without graph in an outer container",
+             default=False, observed="loop"),
+        Rule("CYC305", "graph-accumulated-state", "instance attribute grown with graph-attached values across calls",
+             observed="state"),
         Rule("CYC401", "exception-or-frame-kept", "exception, traceback or frame kept beyond its handler"),
-        Rule("CYC402", "cache-on-method", "functools cache on an instance method"),
+        Rule("CYC402", "cache-on-method", "functools cache on an instance method", observed="body"),
         Rule("CYC403", "recursive-closure", "nested function that refers to itself"),
-        Rule("CYC404", "global-registry", "instance registered in a class-level or module-level container"),
+        Rule("CYC404", "global-registry", "instance registered in a class-level or module-level container",
+             observed="survivor"),
         Rule("CYC405", "class-in-function", "class statement inside a function body", default=False),
-        Rule("CYC900", "runtime-only-cycle", "cycle holding tensors that only --confirm saw", default=False),
+        Rule("CYC900", "runtime-only-cycle", "cycle holding tensors that only --confirm saw", default=False,
+             observed="runtime"),
     )
 }
 
