@@ -1,33 +1,20 @@
-"""A cheap ``ast`` pass that decides whether a file can hold any finding at all.
-
-libcst parses about 10x slower than CPython's own parser, and most files of a
-large tree hold nothing any rule reports. For each enabled family this module
-checks a *necessary* condition of its rules (a stored lambda or closure, a store of
-``self``, an accumulation inside a loop over data, ...); only files that meet one
-go on to the full libcst analysis. Files skipped here still describe their classes
-(classtable.py), which the project-wide CYC202 resolution needs. Tests keep this
-filter conservative: findings are the same with and without it.
-"""
+"""The walk over a file's statements that asks whether an enabled rule may report in it."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
 
-from .astutil import class_functions, dotted, held_paths, last, reaches, statements, stores, strip_items, walk
-from .classtable import is_module_class
-from .vocabulary import (
+from ..astutil import dotted, held_paths, last, stores, strip_items, walk
+from ..classtable import is_module_class
+from ..vocabulary import (
     APPENDS,
     CACHES,
-    CONCAT_FUNCS,
     FORWARD_METHODS,
     FRAME_CALLS,
     HOOK_RE,
     INPLACE,
     KEEPERS,
     MODULE_ITER_RE,
-    MODULE_PASSTHROUGH,
     MODULE_TYPES,
-    NOT_DATA_CALLEES,
     PARTIALS,
     STEP_METHODS,
     STORE_METHODS,
@@ -36,29 +23,31 @@ from .vocabulary import (
     WEAK_DATA,
     WRAPPERS,
     dunder,
-    loss_like,
-    model_like,
     name_tokens,
-    torch_rooted,
+)
+from .evidence import Function, Stores, direct_evidence, graph_returns, is_project_ctor
+from .shapes import (
+    annotation_words,
+    ctor_with,
+    grows,
+    is_attr_of,
+    is_name,
+    iter_names,
+    keeps_name,
+    may_carry_graph,
+    may_depend,
+    mentions,
+    module_level_names,
+    pairs,
+    regular_methods,
+    target_root,
+    variable_key,
 )
 
 KEPT_CALLS = FRAME_CALLS | {"exc_info"}
 
 
-class _Function:
-    """A function as the graph-evidence questions need it once the whole file is seen: its
-    calls (nested functions' included) and whether it returns a value."""
-
-    __slots__ = ("name", "first", "calls", "returns", "sized")
-
-    def __init__(self, name: str, first: str | None):
-        self.name, self.first = name, first  # first: the first positional parameter
-        self.calls: list[ast.Call] = []
-        self.returns = False
-        self.sized: set[str] = set()  # parameters annotated as a tensor or a module
-
-
-class _Scan:
+class Scan:
     """One walk over the statements with just enough context (the method's instance,
     nesting, loops); expressions are looked at once, per statement. Whether a function may see
     graph-attached values depends on what the whole file binds and returns, so those questions
@@ -72,17 +61,17 @@ class _Scan:
         self.in_module = False  # inside a method of an nn.Module subclass
         self.module_classes: set[str] = set()
         self.loop_stack: list[bool] = []  # enclosing loops of the current function: over data or not
-        self.fn = _Function("", None)  # the current function (the module at top level)
+        self.fn = Function("", None)  # the current function (the module at top level)
         self.module_fn = self.fn
-        self.functions: list[_Function] = []
+        self.functions: list[Function] = []
         self.outside: list[ast.Call] = []  # calls no function holds (module and class bodies)
-        self.stores = _Stores()
-        self.questions: dict[int, tuple[_Function, str | None, str]] = {}  # id(function) -> (.., instance, reason)
+        self.stores = Stores()
+        self.questions: dict[int, tuple[Function, str | None, str]] = {}  # id(function) -> (.., instance, reason)
         self.fn_instance: str | None = None
         self.fn_data_accumulates = False  # an accumulation inside a loop over data
         self.fn_step = False  # the current function calls backward()/step()/zero_grad()
         self.fn_accumulates = False  # ...and accumulates inside one of its loops
-        # the current method could see graph-attached values (CYC305): True, or (its _Function,
+        # the current method could see graph-attached values (CYC305): True, or (its Function,
         # instance) when only a call in its body can tell (dunder methods), asked at the end
         self.evidence: bool | tuple = True
         self.links: list[tuple[str, str]] = []  # (owner, value) of the current function's stores
@@ -98,7 +87,7 @@ class _Scan:
             self.fn_accumulates = True
 
     def end_of_function(self) -> None:
-        if not self.found and "CYC2" in self.fam and _pairs(self.links):
+        if not self.found and "CYC2" in self.fam and pairs(self.links):
             self.hit("CYC201: two stores pointing at each other")
         if (not self.found and "CYC3" in self.fam
                 and (self.fn_data_accumulates or (self.fn_step and self.fn_accumulates))):
@@ -108,12 +97,12 @@ class _Scan:
             else:
                 self.ask(self.fn, self.fn_instance, reason)
 
-    def ask(self, fn: _Function, instance: str | None, reason: str) -> None:
+    def ask(self, fn: Function, instance: str | None, reason: str) -> None:
         self.questions.setdefault(id(fn), (fn, instance, reason))
 
     def state_growth(self, reason: str, values: list[ast.AST]) -> None:
         """Instance state grown from ``values``: a CYC305 candidate if the method may see graphs."""
-        if "CYC3" not in self.fam or not self.evidence or not _may_depend(values, self.fn_instance):
+        if "CYC3" not in self.fam or not self.evidence or not may_depend(values, self.fn_instance):
             return
         if self.evidence is True:
             self.hit(reason)
@@ -125,12 +114,12 @@ class _Scan:
         self.stores.finish()
         helpers_called = []
         for fn, instance, reason in self.questions.values():
-            direct, called = _direct_evidence(fn.calls, instance, self.stores)
+            direct, called = direct_evidence(fn.calls, instance, self.stores)
             if direct:
                 self.hit(reason)
                 return
             helpers_called.append((called, reason))
-        returning = _graph_returns(self.functions, self.outside, self.stores)  # the dearer part, last
+        returning = graph_returns(self.functions, self.outside, self.stores)  # the dearer part, last
         for called, reason in helpers_called:
             if called & returning:
                 self.hit(reason)
@@ -140,8 +129,8 @@ class _Scan:
         self.found, self.reason = True, reason
 
     def run(self, tree: ast.Module) -> bool:
-        self.methods = _regular_methods(tree)
-        self.module_names = _module_level_names(tree)
+        self.methods = regular_methods(tree)
+        self.module_names = module_level_names(tree)
         self.built: dict[str, str] = {}  # name or attribute -> class, from ``x = SomeClass(...)``
         self.attr_calls: list[ast.Call] | None = [] if "CYC305" in self.codes else None
         self.body(tree.body, instance=None, depth=0, in_class=False)
@@ -177,11 +166,11 @@ class _Scan:
                 over_data = isinstance(node.test, ast.Constant) and bool(node.test.value)
                 self.expr(node.test, instance)
             else:
-                names = _iter_names(node.iter)
+                names = iter_names(node.iter)
                 tokens = {t for n in names for t in name_tokens(n)}
                 # as Walker._data_iter: range(...) counts only with strong names, weak ones not in modules
                 over_data = bool(tokens & STRONG_DATA) or (
-                    not (isinstance(node.iter, ast.Call) and _is_name(node.iter.func, "range"))
+                    not (isinstance(node.iter, ast.Call) and is_name(node.iter.func, "range"))
                     and not self.in_module and bool(tokens & WEAK_DATA))
                 if "CYC2" in self.fam and any(n in ("modules", "named_modules") for n in names):
                     self.hit("CYC203: loop over modules()")
@@ -202,7 +191,7 @@ class _Scan:
         elif isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))):
             self.body(node.body, instance, depth, in_class)
             for h in node.handlers:
-                if h.name and "CYC4" in self.fam and _keeps_name(h.body, h.name):
+                if h.name and "CYC4" in self.fam and keeps_name(h.body, h.name):
                     self.hit("CYC401: except-as name kept")
                     return
                 if h.type is not None:
@@ -249,10 +238,10 @@ class _Scan:
             if params:
                 self.stores.instances.add(params[0].arg)
         parent = self.fn
-        fn = _Function(node.name, params[0].arg if params else None)
+        fn = Function(node.name, params[0].arg if params else None)
         if "CYC4" in self.fam:
             fn.sized = {p.arg for p in params + node.args.kwonlyargs if p.annotation is not None
-                        and _annotation_words(p.annotation) & (TENSOR_TYPES | MODULE_TYPES | self.module_classes)}
+                        and annotation_words(p.annotation) & (TENSOR_TYPES | MODULE_TYPES | self.module_classes)}
         saved = (self.links, self.aliases, self.exc_locals, self.loop_stack, self.fn_step, self.fn_accumulates,
                  self.fn_data_accumulates, self.evidence, self.fn_instance)
         self.links, self.aliases, self.exc_locals, self.loop_stack = [], set(), set(), []
@@ -279,7 +268,7 @@ class _Scan:
             return
         value = getattr(node, "value", None) if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) else None
         if self.fn.sized and isinstance(node, ast.Assign) and any(
-                isinstance(t, ast.Subscript) and _root(t) in self.module_names
+                isinstance(t, ast.Subscript) and target_root(t) in self.module_names
                 and ({n.id for n in walk(t.slice) if isinstance(n, ast.Name)}
                      | set(held_paths(node.value))) & self.fn.sized for t in node.targets):
             self.hit("CYC404: a module or tensor argument stored in a container")
@@ -301,12 +290,12 @@ class _Scan:
             return
         if isinstance(node, ast.AugAssign):
             self.accumulate()
-            if instance and _may_carry_graph(node.value) and (dotted(strip_items(node.target)) or "").split(".")[0] == instance:
+            if instance and may_carry_graph(node.value) and (dotted(strip_items(node.target)) or "").split(".")[0] == instance:
                 self.state_growth("CYC305: augmented self attribute", [node.value])
                 if self.found:
                     return
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
-            if self.attr_calls is not None and _built(node.value):
+            if self.attr_calls is not None and is_project_ctor(node.value):
                 for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
                     if isinstance(t, (ast.Name, ast.Attribute)):
                         self.built[t.id if isinstance(t, ast.Name) else t.attr] = last(node.value.func)
@@ -325,26 +314,26 @@ class _Scan:
         fam = self.fam
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         names = {d for t in targets if (d := dotted(t))}
-        mentioned = {n for n in names if n.rsplit(".", 1)[-1] in value_words and _mentions(node.value, n)}
+        mentioned = {n for n in names if n.rsplit(".", 1)[-1] in value_words and mentions(node.value, n)}
         if mentioned:  # acc = acc + x, self.ema = b * self.ema + ...
             self.accumulate()
             if instance and "CYC3" in fam and any(
-                    n.split(".")[0] == instance and _grows(node.value, n) for n in mentioned):
+                    n.split(".")[0] == instance and grows(node.value, n) for n in mentioned):
                 self.state_growth("CYC305: self attribute recurrence", [node.value])
                 if self.found:
                     return None
         subscripts = [t for t in targets if isinstance(t, ast.Subscript)]
         if subscripts:
             self.accumulate()
-        if instance and "CYC3" in fam and _may_carry_graph(node.value) and any(
-                (dotted(strip_items(t)) or "").split(".")[0] == instance and _variable_key(t) for t in subscripts):
+        if instance and "CYC3" in fam and may_carry_graph(node.value) and any(
+                (dotted(strip_items(t)) or "").split(".")[0] == instance and variable_key(t) for t in subscripts):
             self.state_growth("CYC305: store into a self container", [node.value])
             if self.found:
                 return None
         for t in targets:
             if isinstance(t, ast.Name):
                 if instance and (self.captures(node.value, instance, None, instance)
-                                 or (instance in value_words and _ctor_with(node.value, instance))):
+                                 or (instance in value_words and ctor_with(node.value, instance))):
                     self.aliases.add(t.id)  # fn = self._impl; head = Head(self)
                 if isinstance(node.value, ast.Lambda):
                     self.aliases.add(t.id)  # cb = lambda: self.f(); self.cb = cb
@@ -369,7 +358,7 @@ class _Scan:
             return "CYC1/CYC202: alias stored"
         if "CYC1" in fam and self.captures(value, owner.split(".")[0], slot, instance):
             return "CYC1: capturing value stored"
-        if instance and "CYC2" in fam and owner.split(".")[0] == instance and _ctor_with(value, instance):
+        if instance and "CYC2" in fam and owner.split(".")[0] == instance and ctor_with(value, instance):
             return "CYC202: Cls(self) kept by the instance"
         if "CYC4" in fam and any(p.endswith("__traceback__") for p in paths):
             return "CYC401: traceback stored"
@@ -386,18 +375,18 @@ class _Scan:
                 if cur.id in self.aliases:
                     return True
             elif isinstance(cur, ast.Attribute):
-                if root == instance and _is_attr_of(cur, root) and cur.attr in self.methods:
+                if root == instance and is_attr_of(cur, root) and cur.attr in self.methods:
                     return True  # self.fn = self._impl
             elif isinstance(cur, ast.Call):
                 name = last(cur.func)
                 args = cur.args + [k.value for k in cur.keywords]
                 if name in PARTIALS:
-                    if any((isinstance(a, ast.Name) and a.id == root) or _is_attr_of(a, root) for a in args):
+                    if any((isinstance(a, ast.Name) and a.id == root) or is_attr_of(a, root) for a in args):
                         return True  # partial(f, self), MethodType(f, m), partial(w, module.forward)
                     stack.extend(args)
                 elif name in KEEPERS or name[:1].isupper() or dotted(cur.func) in WRAPPERS:
                     stack.extend(args)
-                elif slot is not None and any(_is_attr_of(a, root) and a.attr == slot for a in args):
+                elif slot is not None and any(is_attr_of(a, root) and a.attr == slot for a in args):
                     if any(isinstance(a, ast.Name) and a.id == root for a in args) or (
                             root == instance and slot in self.methods):
                         return True  # opt.step = with_counter(opt.step, opt); self.f = compile(self.f)
@@ -435,7 +424,7 @@ class _Scan:
                     self.hit("CYC404: atexit.register in a function")
                     return calls, words
                 if "CYC1" in fam and name == "__init__" and self.fn_instance and any(
-                        _is_attr_of(a, self.fn_instance) and a.attr in self.methods
+                        is_attr_of(a, self.fn_instance) and a.attr in self.methods
                         for a in sub.args + [k.value for k in sub.keywords]):
                     self.hit("CYC103: own bound method handed to a base __init__")
                     return calls, words
@@ -456,7 +445,7 @@ class _Scan:
                     # an in-place op's operands may be keywords (add_(other=...)), as the full analysis reads them
                     grown = sub.args + [k.value for k in sub.keywords] if name in INPLACE \
                         else [sub.args[STORE_METHODS[name]]]
-                    if instance and any(map(_may_carry_graph, grown)) \
+                    if instance and any(map(may_carry_graph, grown)) \
                             and (dotted(strip_items(base)) or "").split(".")[0] == instance:
                         self.state_growth("CYC305: self container append / in-place", grown)
                         if self.found:
@@ -474,322 +463,3 @@ class _Scan:
         if self.fn is self.module_fn:
             self.outside += calls
         return calls, words
-
-
-def _mentions(value: ast.AST, path: str) -> bool:
-    return any(isinstance(n, (ast.Name, ast.Attribute)) and dotted(n) == path for n in walk(value))
-
-
-def _may_depend(values: list[ast.AST], instance: str | None) -> bool:
-    """Whether the evaluator may find these attached or fed by a parameter: only through a call
-    or a name other than the instance (``self.n = self.n + 1`` and ``self.d = self.d or {}`` are not)."""
-    return any(isinstance(n, ast.Call) or (isinstance(n, ast.Name) and n.id != instance)
-               for value in values for n in walk(value))
-
-
-def _may_carry_graph(value: ast.AST) -> bool:
-    """False for values the evaluator never finds attached: constants and ``Cls(...)`` instances."""
-    if isinstance(value, (ast.Constant, ast.Lambda, ast.JoinedStr)):
-        return False
-    return not (isinstance(value, ast.Call) and last(value.func)[:1].isupper())
-
-
-def _iter_names(expr: ast.AST) -> list[str]:
-    """As walker._iter_identifiers: identifiers of a loop's iterable, minus method names and wrappers."""
-    out, stack = [], [expr]
-    while stack:
-        cur = stack.pop()
-        if isinstance(cur, ast.Name):
-            if cur.id not in NOT_DATA_CALLEES:
-                out.append(cur.id)
-        elif isinstance(cur, ast.Attribute):
-            out.append(cur.attr)
-            stack.append(cur.value)
-        elif isinstance(cur, ast.Call):
-            stack.append(cur.func.value if isinstance(cur.func, ast.Attribute) else cur.func)
-            stack.extend(cur.args)
-            stack.extend(k.value for k in cur.keywords)
-        else:
-            stack.extend(ast.iter_child_nodes(cur))
-    return out
-
-
-def _is_name(node: ast.AST, name: str | None) -> bool:
-    return isinstance(node, ast.Name) and node.id == name
-
-
-def _is_attr_of(node: ast.AST, root: str) -> bool:
-    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == root
-
-
-def _ctor_with(value: ast.AST, instance: str) -> bool:
-    """``Cls(..., self, ...)`` anywhere in ``value``."""
-    return any(
-        isinstance(n, ast.Call) and last(n.func)[:1].isupper()
-        and any(isinstance(a, ast.Name) and a.id == instance for a in n.args + [k.value for k in n.keywords])
-        for n in walk(value)
-    )
-
-
-def _grows(value: ast.AST, path: str) -> bool:
-    """Mirror of accumulation._grows: the old value kept inside arithmetic or a concatenation."""
-    if isinstance(value, ast.Call) and last(value.func) in CONCAT_FUNCS and value.args and isinstance(
-            value.args[0], (ast.List, ast.Tuple)) and any(dotted(e) == path for e in value.args[0].elts):
-        return True
-    stack = [value]
-    while stack:
-        cur = stack.pop()
-        if dotted(cur) == path:
-            return True
-        if isinstance(cur, ast.BinOp):
-            stack.extend((cur.left, cur.right))
-        elif isinstance(cur, ast.IfExp):
-            stack.extend((cur.body, cur.orelse))
-        elif isinstance(cur, ast.UnaryOp):
-            stack.append(cur.operand)
-    return False
-
-
-def _variable_key(target: ast.Subscript) -> bool:
-    """Mirror of accumulation._keyed_by_variable: ``d[key]``, not ``d["k"]`` nor ``x[:, i]``."""
-    return not isinstance(target.slice, (ast.Constant, ast.Slice, ast.Tuple))
-
-
-def _regular_methods(tree: ast.Module) -> set[str]:
-    """Names of the plain methods of every class in the file (what a bound-method store needs)."""
-    out = set()
-    for node in statements(tree.body):
-        if isinstance(node, ast.ClassDef):
-            for f in class_functions(node.body):
-                decos = {last(d.func if isinstance(d, ast.Call) else d) for d in f.decorator_list}
-                if not decos & {"staticmethod", "classmethod", "property", "cached_property", "setter",
-                                "getter", "deleter"}:
-                    out.add(f.name)
-    return out
-
-
-def _module_level_names(tree: ast.Module) -> set[str]:
-    """Every name the module's top level binds, and every class and function name: a superset of what
-    CYC404 accepts as a registry (storage._is_registry: a module-level binding, or a class's attribute)."""
-    out = {node.name for node in statements(tree.body)
-           if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))}
-    for node in statements(tree.body, into_defs=False):
-        for sub in walk(node):
-            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
-                out.add(sub.id)
-            elif isinstance(sub, ast.alias):
-                out.add((sub.asname or sub.name).split(".")[0])
-    return out
-
-
-def _root(target: ast.AST) -> str:
-    return (dotted(strip_items(target)) or "").split(".")[0]
-
-
-def _built(value: ast.AST | None) -> bool:
-    """``SomeClass(...)`` of the project (not ``nn.ModuleList(...)``, not a model): the evaluator
-    then knows the class of what it is bound to."""
-    name = last(value.func) if isinstance(value, ast.Call) else ""
-    return (name[:1].isupper() and not torch_rooted(dotted(value.func))
-            and not model_like(name) and not name.endswith("Loss"))  # modules: see AccumulationRule.on_call
-
-
-def _fed_methods(built: dict[str, str], calls: list[ast.Call]) -> set[tuple[str, str]]:
-    """(class, method) of the calls that may pass a value to an object the evaluator knows the
-    class of (``meter.update(loss)`` after ``meter = AverageMeter()``, ``self.meter.update(loss)``),
-    and of such methods registered as hooks: evidence another file's CYC305 candidate may need.
-    Names are taken file-wide: a superset, as it only picks the files that api.lint_paths
-    analyses in full once it knows the tree's candidates."""
-    def known(obj: ast.AST) -> str | None:
-        return built.get(obj.id if isinstance(obj, ast.Name) else obj.attr if isinstance(obj, ast.Attribute) else "")
-
-    out = set()
-    for n in calls if built else ():
-        if (n.args or n.keywords) and (cls := known(n.func.value)):
-            out.add((cls, n.func.attr))
-        out.update((cls, a.attr) for a in n.args if isinstance(a, ast.Attribute) and (cls := known(a.value)))
-    return out
-
-
-def _annotation_words(ann: ast.AST) -> set[str]:
-    """The names an annotation mentions, quoted ones included (``"nn.Module"``)."""
-    words = {n.id if isinstance(n, ast.Name) else n.attr for n in walk(ann) if isinstance(n, (ast.Name, ast.Attribute))}
-    for n in walk(ann):
-        if isinstance(n, ast.Constant) and isinstance(n.value, str):
-            words |= set(n.value.replace("[", " ").replace("]", " ").replace(".", " ").replace(",", " ").split())
-    return words
-
-
-def _keeps_name(body, name) -> bool:
-    """``except E as e:`` whose block binds, stores or returns ``e``."""
-    for node in (n for stmt in body for n in walk(stmt)):
-        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.Return)) and node.value is not None:
-            if name in held_paths(node.value):
-                return True
-            if isinstance(node, ast.Return) and isinstance(node.value, ast.Call) and any(
-                    name in held_paths(a) for a in node.value.args):
-                return True  # return Missing(e): an object of this file may keep it
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in STORE_METHODS:
-            if any(name in held_paths(a) for a in node.args):
-                return True
-    return False
-
-
-class _Stores:
-    """What the whole file binds, collected by the scan: ``attrs``, the attribute names it stores
-    (``o.x = ...``, ``setattr(o, "x", ...)``), a superset of the instance attributes the evaluator
-    may know to hold a submodule; once the file is seen, ``names``, the plain names it may bind to
-    a module anywhere (``f = Encoder()`` at module level or in an enclosing function is what a
-    call ``f(x)`` may run), judged as the evaluator does (analysis/tensors.py: only a class
-    instance, ``.to()``-like calls, names, items and attributes that may hold a module, and loop
-    targets; never a display, arithmetic or a conditional expression)."""
-
-    def __init__(self):
-        self.attrs: set[str] = set()
-        self.names: set[str] = set()
-        self.instances: set[str] = set()  # first parameters of methods: the instance may be a module
-        self.bound: list[tuple[ast.AST, ast.AST | None]] = []  # (target, value); None: may hold anything
-
-    def bind(self, target: ast.AST, value: ast.AST | None) -> None:
-        """``target = value`` (``value`` None: the target may hold anything)."""
-        self.bound.append((target, value))
-        if not isinstance(target, ast.Name):  # with ... as self.x
-            self.attrs.update(n.attr for n in walk(target) if isinstance(n, ast.Attribute))
-
-    def finish(self) -> None:
-        """``names``, to a fixed point: a name bound to another name holds what that one may
-        (a parameter, an import or a def never holds a module, to the evaluator)."""
-        bound = self.bound
-        while True:
-            size = len(self.names)
-            for target, value in bound:
-                self._bind(target, value)
-            if len(self.names) == size:
-                return
-            bound = [(t, v) for t, v in bound if isinstance(_held(v), ast.Name)]
-
-    def _bind(self, target: ast.AST, value: ast.AST | None) -> None:
-        if isinstance(target, ast.Name):
-            if value is None or self.may_hold_module(value):
-                self.names.add(target.id)
-        elif isinstance(target, ast.Starred):
-            self._bind(target.value, value)
-        elif isinstance(target, (ast.Tuple, ast.List)):
-            if (isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts)
-                    and not any(isinstance(v, ast.Starred) for v in value.elts)):
-                for t, v in zip(target.elts, value.elts):
-                    self._bind(t, v)
-            else:  # unpacked items inherit what the whole may hold
-                for t in target.elts:
-                    self._bind(t, value)
-
-    def may_hold_module(self, value: ast.AST) -> bool:
-        value = _held(value)
-        if isinstance(value, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
-            return self.may_hold_module(value.elt)
-        if isinstance(value, ast.DictComp):
-            return self.may_hold_module(value.value)
-        if isinstance(value, ast.Call):
-            name = last(value.func)
-            return name[:1].isupper() or name in MODULE_PASSTHROUGH
-        if isinstance(value, ast.Attribute):
-            return value.attr in self.attrs or model_like(value.attr)
-        return isinstance(value, ast.Name) and (value.id in self.names or value.id in self.instances
-                                                or model_like(value.id))
-
-
-def _held(value: ast.AST | None) -> ast.AST | None:
-    """What an item, ``await``, star or walrus hands on (the evaluator looks through them)."""
-    while isinstance(value, (ast.Subscript, ast.Await, ast.Starred, ast.NamedExpr)):
-        value = value.value
-    return value
-
-
-def _direct_evidence(calls: list[ast.Call], instance: str | None, stores: _Stores) -> tuple[bool, set[str]]:
-    """Graph evidence among the calls of a function, without which nothing it calls carries a
-    graph, but for a helper of the file that may return one (``_graph_returns``).
-    (True, _) for a model or loss call by name (not ``EncoderLayer(config)``: that builds an
-    object), a forward method of what may be a module (``self.encode(x)``, ``model.decode(z)``, not
-    ``coco_mask.decode(rle)``), ``backward()``, ``self(...)``, ``self.x(...)`` of an attribute the
-    file stores (a submodule; an inherited helper method is no evidence), a call of a call
-    (``nn.MSELoss()(a, b)``) or of a name the file may bind to a module (``net = Net()``, a loop
-    target over ``self.blocks``). Calling an item (``self.blocks[0](x)``) counts as calling its
-    container. Else (False, the names called)."""
-    names: set[str] = set()
-    for call in calls:
-        func = call.func
-        if isinstance(func, (ast.Name, ast.Attribute)) and last(func)[:1].isupper():
-            continue  # SomeBlock(config) builds an object: only calling that may give a graph
-        while isinstance(func, ast.Subscript):
-            func = func.value
-        name = last(func)
-        if (isinstance(func, ast.Call) or model_like(name) or loss_like(name)
-                or (name in FORWARD_METHODS and isinstance(func, ast.Attribute)
-                    and _may_be_module(func.value, instance, stores))
-                or name in STEP_METHODS or name == "grad" or _is_name(func, instance)
-                or (_is_attr_of(func, instance) and name in stores.attrs)
-                or (isinstance(func, ast.Name) and name in stores.names)):
-            return True, names
-        names.add(name)
-    return False, names
-
-
-def _may_be_module(recv: ast.AST, instance: str | None, stores: _Stores) -> bool:
-    """What the evaluator may take for a model: the instance, a name the file binds or one named
-    like a model, an attribute the file stores or named like a model; anything else that is not
-    a plain name or attribute (a call, an item) is not ruled out."""
-    if isinstance(recv, ast.Name):
-        return recv.id == instance or recv.id in stores.names or model_like(recv.id)
-    if isinstance(recv, ast.Attribute):
-        return recv.attr in stores.attrs or model_like(recv.attr)
-    return True
-
-
-def _graph_returns(functions: list[_Function], outside: list[ast.Call], stores: _Stores) -> set[str]:
-    """Names of the file's functions and methods that may return a graph-attached value (the
-    evaluator notes helpers that do): they return a value and have evidence of their own or call
-    such a function (a fixed point, so call cycles are sound). Code outside any function with
-    evidence of its own (``out = model(x)`` at module level) could leave a graph anywhere: then
-    every function that returns a value counts."""
-    returning = [f for f in functions if f.returns]
-    if _direct_evidence(outside, None, stores)[0]:
-        return {f.name for f in returning}
-    found: set[str] = set()
-    pending: list[tuple[str, set[str]]] = []
-    for f in returning:
-        direct, called = _direct_evidence(f.calls, f.first, stores)
-        if direct:
-            found.add(f.name)
-        else:
-            pending.append((f.name, called))
-    while True:
-        grown = {name for name, called in pending if name not in found and called & found}
-        if not grown:
-            return found
-        found |= grown
-
-
-def _pairs(links: list[tuple[str, str]]) -> bool:
-    """Two stores that point at each other (first.value reaches second.owner and back)."""
-    for i, (o2, v2) in enumerate(links):
-        for o1, v1 in links[:i]:
-            if o1 != o2 and reaches(v1, o2) and reaches(v2, o1):
-                return True
-    return False
-
-
-def may_have_findings(tree: ast.Module, enabled: Iterable[str]) -> bool:
-    """False only when no enabled rule can report anything in this file."""
-    return scan_file(tree, enabled)[0]
-
-
-def scan_file(tree: ast.Module, enabled: Iterable[str]) -> tuple[bool, set[tuple[str, str]]]:
-    """Whether the file may have findings, and, when it may not, the (class, method) pairs it may
-    feed graph-attached values: another file's CYC305 candidate of that method makes this file
-    worth a full analysis after all (see api.lint_paths)."""
-    scan = _Scan(set(enabled))
-    if scan.run(tree):
-        return True, set()
-    return False, _fed_methods(scan.built, scan.attr_calls or [])
-
-

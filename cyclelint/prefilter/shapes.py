@@ -1,0 +1,154 @@
+"""Shapes of statements and expressions the pre-filter tests (each the necessary part of a rule's test)."""
+from __future__ import annotations
+
+import ast
+
+from ..astutil import class_functions, dotted, held_paths, last, reaches, statements, strip_items, walk
+from ..vocabulary import (
+    CONCAT_FUNCS,
+    NOT_DATA_CALLEES,
+    STORE_METHODS,
+)
+
+
+def mentions(value: ast.AST, path: str) -> bool:
+    return any(isinstance(n, (ast.Name, ast.Attribute)) and dotted(n) == path for n in walk(value))
+
+
+def may_depend(values: list[ast.AST], instance: str | None) -> bool:
+    """Whether the evaluator may find these attached or fed by a parameter: only through a call
+    or a name other than the instance (``self.n = self.n + 1`` and ``self.d = self.d or {}`` are not)."""
+    return any(isinstance(n, ast.Call) or (isinstance(n, ast.Name) and n.id != instance)
+               for value in values for n in walk(value))
+
+
+def may_carry_graph(value: ast.AST) -> bool:
+    """False for values the evaluator never finds attached: constants and ``Cls(...)`` instances."""
+    if isinstance(value, (ast.Constant, ast.Lambda, ast.JoinedStr)):
+        return False
+    return not (isinstance(value, ast.Call) and last(value.func)[:1].isupper())
+
+
+def iter_names(expr: ast.AST) -> list[str]:
+    """As walker._iter_identifiers: identifiers of a loop's iterable, minus method names and wrappers."""
+    out, stack = [], [expr]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, ast.Name):
+            if cur.id not in NOT_DATA_CALLEES:
+                out.append(cur.id)
+        elif isinstance(cur, ast.Attribute):
+            out.append(cur.attr)
+            stack.append(cur.value)
+        elif isinstance(cur, ast.Call):
+            stack.append(cur.func.value if isinstance(cur.func, ast.Attribute) else cur.func)
+            stack.extend(cur.args)
+            stack.extend(k.value for k in cur.keywords)
+        else:
+            stack.extend(ast.iter_child_nodes(cur))
+    return out
+
+
+def is_name(node: ast.AST, name: str | None) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def is_attr_of(node: ast.AST, root: str) -> bool:
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == root
+
+
+def ctor_with(value: ast.AST, instance: str) -> bool:
+    """``Cls(..., self, ...)`` anywhere in ``value``."""
+    return any(
+        isinstance(n, ast.Call) and last(n.func)[:1].isupper()
+        and any(isinstance(a, ast.Name) and a.id == instance for a in n.args + [k.value for k in n.keywords])
+        for n in walk(value)
+    )
+
+
+def grows(value: ast.AST, path: str) -> bool:
+    """Mirror of accumulation._grows: the old value kept inside arithmetic or a concatenation."""
+    if isinstance(value, ast.Call) and last(value.func) in CONCAT_FUNCS and value.args and isinstance(
+            value.args[0], (ast.List, ast.Tuple)) and any(dotted(e) == path for e in value.args[0].elts):
+        return True
+    stack = [value]
+    while stack:
+        cur = stack.pop()
+        if dotted(cur) == path:
+            return True
+        if isinstance(cur, ast.BinOp):
+            stack.extend((cur.left, cur.right))
+        elif isinstance(cur, ast.IfExp):
+            stack.extend((cur.body, cur.orelse))
+        elif isinstance(cur, ast.UnaryOp):
+            stack.append(cur.operand)
+    return False
+
+
+def variable_key(target: ast.Subscript) -> bool:
+    """Mirror of accumulation._keyed_by_variable: ``d[key]``, not ``d["k"]`` nor ``x[:, i]``."""
+    return not isinstance(target.slice, (ast.Constant, ast.Slice, ast.Tuple))
+
+
+def regular_methods(tree: ast.Module) -> set[str]:
+    """Names of the plain methods of every class in the file (what a bound-method store needs)."""
+    out = set()
+    for node in statements(tree.body):
+        if isinstance(node, ast.ClassDef):
+            for f in class_functions(node.body):
+                decos = {last(d.func if isinstance(d, ast.Call) else d) for d in f.decorator_list}
+                if not decos & {"staticmethod", "classmethod", "property", "cached_property", "setter",
+                                "getter", "deleter"}:
+                    out.add(f.name)
+    return out
+
+
+def module_level_names(tree: ast.Module) -> set[str]:
+    """Every name the module's top level binds, and every class and function name: a superset of what
+    CYC404 accepts as a registry (storage._is_registry: a module-level binding, or a class's attribute)."""
+    out = {node.name for node in statements(tree.body)
+           if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))}
+    for node in statements(tree.body, into_defs=False):
+        for sub in walk(node):
+            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                out.add(sub.id)
+            elif isinstance(sub, ast.alias):
+                out.add((sub.asname or sub.name).split(".")[0])
+    return out
+
+
+def target_root(target: ast.AST) -> str:
+    return (dotted(strip_items(target)) or "").split(".")[0]
+
+
+def annotation_words(ann: ast.AST) -> set[str]:
+    """The names an annotation mentions, quoted ones included (``"nn.Module"``)."""
+    words = {n.id if isinstance(n, ast.Name) else n.attr for n in walk(ann) if isinstance(n, (ast.Name, ast.Attribute))}
+    for n in walk(ann):
+        if isinstance(n, ast.Constant) and isinstance(n.value, str):
+            words |= set(n.value.replace("[", " ").replace("]", " ").replace(".", " ").replace(",", " ").split())
+    return words
+
+
+def keeps_name(body, name) -> bool:
+    """``except E as e:`` whose block binds, stores or returns ``e``."""
+    for node in (n for stmt in body for n in walk(stmt)):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.Return)) and node.value is not None:
+            if name in held_paths(node.value):
+                return True
+            if isinstance(node, ast.Return) and isinstance(node.value, ast.Call) and any(
+                    name in held_paths(a) for a in node.value.args):
+                return True  # return Missing(e): an object of this file may keep it
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in STORE_METHODS:
+            if any(name in held_paths(a) for a in node.args):
+                return True
+    return False
+
+
+def pairs(links: list[tuple[str, str]]) -> bool:
+    """Two stores that point at each other (first.value reaches second.owner and back)."""
+    for i, (o2, v2) in enumerate(links):
+        for o1, v1 in links[:i]:
+            if o1 != o2 and reaches(v1, o2) and reaches(v2, o1):
+                return True
+    return False
