@@ -4,7 +4,7 @@
     python benchmarks/same_output.py check DIR [--command CMD] [--tree PATH ...]
 
 ``record`` saves what cyclelint prints in DIR (run it on the code before the change, e.g. from a worktree of
-the old commit: ``--command "env PYTHONPATH=../old python -m cyclelint"``); ``check`` runs again and compares,
+the old commit: ``--command "env PYTHONPATH=../old python -P -m cyclelint"``); ``check`` runs again and compares,
 printing each output that differs with its first differing line, and exits 1 if any does.
 
 The trees: fixtures/, ../shared/eval/cases/, and every folder the real-world benchmark lints (each corpus
@@ -92,10 +92,12 @@ def main() -> int:
     ap.add_argument("action", choices=("record", "check"))
     ap.add_argument("dir", type=Path)
     ap.add_argument("--tree", type=Path, action="append", help="a tree to lint (default: see above)")
-    ap.add_argument("--command", help="how to run cyclelint (default: this Python's -m cyclelint)")
+    ap.add_argument("--command", help="how to run cyclelint (default: this Python's -P -m cyclelint)")
     args = ap.parse_args()
     data = default_data(REPO)
-    command = shlex.split(args.command) if args.command else [sys.executable, "-m", "cyclelint"]
+    # -P: the tree linted is the working folder, and its modules (accelerate's logging.py) must not shadow the
+    # standard library's, as they do not for the installed cyclelint command
+    command = shlex.split(args.command) if args.command else [sys.executable, "-P", "-m", "cyclelint"]
     if args.tree:
         trees, missing = [t.resolve() for t in args.tree], []
     else:
