@@ -343,3 +343,18 @@ def test_prefilter_skips_a_tensor_argument_kept_in_a_local_container():
         assert may_have_findings(ast.parse(kept), DEFAULT_CODES)
         _same(kept.encode(), "registry.py")
         assert "CYC404" in {f.code for f in lint_source(kept.encode(), "registry.py", DEFAULT_CODES).findings}
+
+
+def test_cyc304_sends_every_loop_that_grows_a_container_to_the_analysis():
+    """Which loops walk data is the walker's to judge; with CYC304 on (off by default), a container grown
+    in any loop goes on. kornia's transplantation.py (a loop over ``range(len(params[...]))``) lost its
+    CYC304 to the narrower condition of the graph-carrying rules."""
+    import ast
+
+    from cyclelint.prefilter import may_have_findings
+
+    source = ("def pick(params, mask):\n    labels = []\n    for d in range(len(params['ids'])):\n"
+              "        labels.append(mask[d].unique())\n    return labels\n")
+    assert may_have_findings(ast.parse(source), frozenset({"CYC304"}))
+    assert not may_have_findings(ast.parse(source), DEFAULT_CODES)
+    _same(source.encode(), "pick.py")

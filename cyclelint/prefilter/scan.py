@@ -89,13 +89,12 @@ class Scan:
     def end_of_function(self) -> None:
         if not self.found and "CYC2" in self.fam and pairs(self.links):
             self.hit("CYC201: two stores pointing at each other")
-        if (not self.found and "CYC3" in self.fam
+        if not self.found and "CYC304" in self.codes and self.fn_accumulates:
+            # device tensors collected carry no graph, and which loops walk data is the walker's to say
+            self.hit("CYC304: a container grown in a loop")
+        elif (not self.found and "CYC3" in self.fam
                 and (self.fn_data_accumulates or (self.fn_step and self.fn_accumulates))):
-            reason = "CYC3: accumulation in a loop with graph evidence"
-            if "CYC304" in self.codes:  # device tensors collected carry no graph: no evidence needed
-                self.hit(reason)
-            else:
-                self.ask(self.fn, self.fn_instance, reason)
+            self.ask(self.fn, self.fn_instance, "CYC3: accumulation in a loop with graph evidence")
 
     def ask(self, fn: Function, instance: str | None, reason: str) -> None:
         self.questions.setdefault(id(fn), (fn, instance, reason))
