@@ -358,3 +358,5 @@ def test_cyc304_sends_every_loop_that_grows_a_container_to_the_analysis():
     assert may_have_findings(ast.parse(source), frozenset({"CYC304"}))
     assert not may_have_findings(ast.parse(source), DEFAULT_CODES)
     _same(source.encode(), "pick.py")
+    over_data = source.replace("range(len(params['ids']))", "loader")
+    assert may_have_findings(ast.parse(over_data), frozenset({"CYC304"}))

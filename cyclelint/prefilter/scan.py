@@ -89,7 +89,7 @@ class Scan:
     def end_of_function(self) -> None:
         if not self.found and "CYC2" in self.fam and pairs(self.links):
             self.hit("CYC201: two stores pointing at each other")
-        if not self.found and "CYC304" in self.codes and self.fn_accumulates:
+        if not self.found and "CYC304" in self.codes and (self.fn_accumulates or self.fn_data_accumulates):
             # device tensors collected carry no graph, and which loops walk data is the walker's to say
             self.hit("CYC304: a container grown in a loop")
         elif (not self.found and "CYC3" in self.fam
