@@ -25,7 +25,12 @@ MODULE_PASSTHROUGH = frozenset({"to", "cuda", "cpu", "train", "eval", "half", "f
 MODULE_ITER_RE = re.compile(r"(layers|blocks|heads|stages|models|nets|modules|children|experts)$", re.IGNORECASE)
 NOT_DATA_CALLEES = frozenset({"range", "enumerate", "zip", "iter", "tqdm", "len", "reversed", "sorted", "list", "tuple"})
 APPENDS = frozenset({"append", "extend", "insert", "add", "appendleft", "extendleft"})
-CONCAT_FUNCS = frozenset({"cat", "concat", "concatenate", "stack", "vstack", "hstack", "dstack", "column_stack", "row_stack"})
+CONCAT_FUNCS = frozenset({"cat", "concat", "concatenate", "stack", "vstack", "hstack", "dstack", "column_stack", "row_stack",
+                          "pad_sequence"})
+# What a loop's bound reads from a tensor: ``range(0, x.shape[2], step)`` walks the positions of one tensor.
+SHAPE_READS = frozenset({"shape", "size"})
+# Module methods that yield the module itself first (with the slot of a (name, module) pair).
+MODULE_ITERS = {"modules": None, "named_modules": 1}
 INPLACE = frozenset({"add_", "sub_", "mul_", "div_", "addcmul_", "addcdiv_", "lerp_"})
 
 # Methods of a model that run (part of) its forward pass.
@@ -95,6 +100,18 @@ def _named_like(name: str, nouns: frozenset[str]) -> bool:
 def model_like(name: str) -> bool:
     """A callable named like a model or module: ``model``, ``self.net``, ``teacher_model``."""
     return _named_like(name, MODEL_NOUNS)
+
+
+def name_holds(name: str, models: bool = True) -> str | None:
+    """The last resort: ``state_dict``, ``ckpt``, ``checkpoint``, ``output_tensors``, ``model``."""
+    tokens = name_tokens(name)
+    if ("state" in tokens and "dict" in tokens) or "ckpt" in tokens or "checkpoint" in tokens:
+        return "named like a state dict or checkpoint"
+    if tokens and tokens[-1] in ("tensor", "tensors"):
+        return "named like tensors"
+    if models and model_like(name):
+        return "named like a model"
+    return None
 
 
 def loss_like(name: str) -> bool:

@@ -145,6 +145,30 @@ EXTRA = {
             def update(self, value):
                 self.total.add_(other=value)
         """),
+    # drifts found by linting the real-world benchmark's trees with and without the pre-filter
+    "range_loop_outside_a_module": (
+        "def evaluate(model, x, steps):\n    outputs = []\n    for _ in range(steps):\n"
+        "        outputs.append(model(x))\n    print(len(outputs))\n"
+    ),
+    "modules_yield_self": textwrap.dedent(
+        """
+        from torch import nn
+        class Wrapper(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.names = set()
+                for m in self.modules():
+                    for n, p in m.named_parameters(recurse=False):
+                        self.names.add((m, n))
+        """
+    ),
+    "registry_of_arguments_by_name": (
+        "_seen = set()\n_models = []\n_by_name = {}\ndef track(model):\n    _seen.add(model)\n"
+        "def keep(model):\n    _models.append(model)\ndef name(key, state_dict):\n    _by_name[key] = state_dict\n"
+    ),
+    "registry_of_an_annotated_argument": (
+        "from torch import nn\n_seen = {}\ndef track(key, m: nn.Module):\n    _seen.setdefault(key, m)\n"
+    ),
     "clean": "def add(a, b):\n    return a + b\n\nclass P:\n    def __init__(self, x):\n        self.x = x\n",
 }
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..vocabulary import MODULE_TYPES, TENSOR_TYPES, model_like, name_tokens
+from ..vocabulary import MODULE_TYPES, TENSOR_TYPES, name_holds
 from .exprs import all_params, child_nodes, dotted, last_part
 from .scopes import Function
 
@@ -30,6 +30,11 @@ def annotation_of(name: str, fn: Function) -> cst.BaseExpression | None:
     return None
 
 
+def is_class_annotation(ann: cst.BaseExpression | None) -> bool:
+    """``Type[nn.Module]``: the value is a class, which holds no weights whatever it is named."""
+    return isinstance(ann, cst.Subscript) and last_part(dotted(ann.value)) in ("Type", "type")
+
+
 def annotation_holds(ann: cst.BaseExpression | None, module_classes: set[str]) -> str | None:
     """``torch.Tensor``, ``nn.Module``, ``dict[str, Tensor]``, a module class of the project."""
     stack = [ann] if ann is not None else []
@@ -43,6 +48,8 @@ def annotation_holds(ann: cst.BaseExpression | None, module_classes: set[str]) -
             if last in MODULE_TYPES or last in module_classes:
                 return f"annotated {path}"
         elif isinstance(cur, cst.Subscript):
+            if is_class_annotation(cur):
+                continue
             stack.append(cur.value)
             stack.extend(e.slice.value for e in cur.slice if isinstance(e.slice, cst.Index))
         elif isinstance(cur, cst.BinaryOperation):  # Tensor | None
@@ -52,18 +59,6 @@ def annotation_holds(ann: cst.BaseExpression | None, module_classes: set[str]) -
             if isinstance(text, str) and (set(text.replace("[", " ").replace(".", " ").split())
                                           & (TENSOR_TYPES | MODULE_TYPES | module_classes)):
                 return f"annotated {text}"
-    return None
-
-
-def name_holds(name: str, models: bool = True) -> str | None:
-    """The last resort: ``state_dict``, ``ckpt``, ``checkpoint``, ``output_tensors``, ``model``."""
-    tokens = name_tokens(name)
-    if ("state" in tokens and "dict" in tokens) or "ckpt" in tokens or "checkpoint" in tokens:
-        return "named like a state dict or checkpoint"
-    if tokens and tokens[-1] in ("tensor", "tensors"):
-        return "named like tensors"
-    if models and model_like(name):
-        return "named like a model"
     return None
 
 
@@ -84,7 +79,10 @@ def variable_holds(name: str, fn: Function, module_classes: set[str]) -> str | N
         return "a tensor"
     if val is not None and val.module:
         return "a module"
-    why = annotation_holds(annotation_of(name, scope), module_classes)
+    ann = annotation_of(name, scope)
+    if is_class_annotation(ann):
+        return None
+    why = annotation_holds(ann, module_classes)
     if why or name in scope.params or (val is not None and val.deps):
         return why or name_holds(name)
     # a local bound to a display or a plain value: an empty list is filled later, so only a name that

@@ -12,6 +12,7 @@ from ..vocabulary import (
     CLEAR_METHODS,
     MODULE_ITER_RE,
     NOT_DATA_CALLEES,
+    SHAPE_READS,
     STEP_METHODS,
     STORE_METHODS,
     STRONG_DATA,
@@ -343,13 +344,16 @@ class Walker:
 
     def _data_iter(self, iterable: cst.BaseExpression, names: list[str]) -> tuple[bool, bool]:
         """(each iteration takes fresh data, only by a weak name). What the iterable is decides first:
-        layers of a model (``zip(feats, self.blocks)``) or the pieces of one tensor (``x.split(4)``) are
-        parts of one forward pass; ``range(n)`` repeats a computation (a weak step), and only
-        ``range(len(dataset))`` names its data."""
+        layers of a model (``zip(feats, self.blocks)``), the pieces of one tensor (``x.split(4)``) and
+        its positions (``range(x.size(1))``) are parts of one forward pass; ``range(n)`` repeats a
+        computation (a weak step), and only ``range(len(dataset))`` names its data."""
         parts = iterated_parts(iterable)
         if any(self.value(p).module or self.value(p).attached or self._pieces(p) for p in parts):
             return False, False
         counted = isinstance(iterable, cst.Call) and ex.callee(iterable) == "range"
+        if counted and any(p.rpartition(".")[2] in SHAPE_READS for a in iterable.args for p in ex.dotted_paths(a.value)
+                           if "." in p):
+            return False, False
         if counted:
             sized = [a.value.args[0].value for a in iterable.args
                      if isinstance(a.value, cst.Call) and ex.callee(a.value) == "len" and a.value.args]

@@ -14,6 +14,7 @@ from ..vocabulary import (
     INPLACE,
     KEEPERS,
     MODULE_ITER_RE,
+    MODULE_ITERS,
     MODULE_TYPES,
     PARTIALS,
     STEP_METHODS,
@@ -23,6 +24,7 @@ from ..vocabulary import (
     WEAK_DATA,
     WRAPPERS,
     dunder,
+    name_holds,
     name_tokens,
 )
 from .evidence import Function, Stores, direct_evidence, graph_returns, is_project_ctor
@@ -167,12 +169,13 @@ class Scan:
             else:
                 names = iter_names(node.iter)
                 tokens = {t for n in names for t in name_tokens(n)}
-                # as Walker._data_iter: range(...) counts only with strong names, weak ones not in modules
-                over_data = bool(tokens & STRONG_DATA) or (
-                    not (isinstance(node.iter, ast.Call) and is_name(node.iter.func, "range"))
-                    and not self.in_module and bool(tokens & WEAK_DATA))
-                if "CYC2" in self.fam and any(n in ("modules", "named_modules") for n in names):
-                    self.hit("CYC203: loop over modules()")
+                # a superset of Walker._data_iter's: strong names, or outside modules weak ones and range(...)
+                counted = isinstance(node.iter, ast.Call) and is_name(node.iter.func, "range")
+                over_data = bool(tokens & STRONG_DATA) or (not self.in_module and (counted or bool(tokens & WEAK_DATA)))
+                it = node.iter
+                if ("CYC2" in self.fam and isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute)
+                        and it.func.attr in MODULE_ITERS and is_name(it.func.value, instance)):
+                    self.hit("CYC203: loop over self.modules(), which yields self")
                     return
                 self.expr(node.iter, instance)
                 # as Walker.for_loop: every name of the target holds what the iterable may, or
@@ -239,8 +242,9 @@ class Scan:
         parent = self.fn
         fn = Function(node.name, params[0].arg if params else None)
         if "CYC4" in self.fam:
-            fn.sized = {p.arg for p in params + node.args.kwonlyargs if p.annotation is not None
-                        and annotation_words(p.annotation) & (TENSOR_TYPES | MODULE_TYPES | self.module_classes)}
+            # a superset of holds.variable_holds for parameters: the annotation, else the name
+            fn.sized = {p.arg for p in params + node.args.kwonlyargs if name_holds(p.arg) or (
+                p.annotation is not None and annotation_words(p.annotation) & (TENSOR_TYPES | MODULE_TYPES | self.module_classes))}
         saved = (self.links, self.aliases, self.exc_locals, self.loop_stack, self.fn_step, self.fn_accumulates,
                  self.fn_data_accumulates, self.evidence, self.fn_instance)
         self.links, self.aliases, self.exc_locals, self.loop_stack = [], set(), set(), []
@@ -432,6 +436,11 @@ class Scan:
                     if root in ("inspect", "sys") or (root == name and not sub.args):
                         self.hit("CYC401: exc_info/frame call")
                         return calls, words
+                if ("CYC4" in fam and self.fn.sized and name in STORE_METHODS and isinstance(sub.func, ast.Attribute)
+                        and target_root(sub.func.value) in self.module_names
+                        and {p for a in sub.args + [k.value for k in sub.keywords] for p in held_paths(a)} & self.fn.sized):
+                    self.hit("CYC404: a module or tensor argument stored in a module-level container")
+                    return calls, words
                 if isinstance(sub.func, ast.Attribute) and (name in APPENDS or name in INPLACE):
                     if name in APPENDS and len(sub.args) != STORE_METHODS[name] + 1:
                         continue  # ops.add(a, b) is no container

@@ -16,7 +16,7 @@ from ..analysis.scopes import Function
 from ..analysis.walker import held_paths
 from ..analysis.weak import is_weak
 from ..astutil import reaches
-from ..vocabulary import CLEAR_METHODS, VIEW_METHODS
+from ..vocabulary import CLEAR_METHODS, MODULE_ITERS, VIEW_METHODS
 from .base import Checker
 
 MSG_MUTUAL = ("{a} and {b} now point at each other: the pair (and every tensor it holds) is freed only by the "
@@ -32,7 +32,6 @@ MSG_CTOR = ("{cls}({obj}) keeps {obj} in {cls}.__init__ ({param}) while {obj} ho
 MSG_CTX = ("{ctx}.{attr} keeps {value}, which forward returns: the output's grad_fn is {ctx} itself, so "
            "{ctx} -> output -> grad_fn -> {ctx} is a cycle through autograd that keeps every call's output alive "
            "when backward does not run; pass it to {ctx}.save_for_backward() or store a .detach()")
-MODULE_ITERS = {"modules": None, "named_modules": 1}
 
 
 @dataclass

@@ -7,11 +7,11 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ..analysis import exprs as ex
-from ..analysis.holds import annotation_holds, annotation_of, comprehension_names, name_holds, variable_holds
+from ..analysis.holds import annotation_holds, annotation_of, comprehension_names, variable_holds
 from ..analysis.scopes import Function
 from ..analysis.walker import held_paths
 from ..analysis.weak import is_weak
-from ..vocabulary import CACHES, FRAME_CALLS, torch_rooted
+from ..vocabulary import CACHES, FRAME_CALLS, name_holds, torch_rooted
 from .base import Checker
 
 MSG_EXC = ("{what} kept in {where}: its traceback holds this frame and every local in it (tensors included) in a "
