@@ -66,6 +66,7 @@ class Walker:
         self.fn = Function(node=None, name="<module>", parent=None, cls=None, instance=None, params=[])
         self.fn.is_module = True
         self.pieces: set[tuple[int, str]] = set()  # (function, local) bound to the pieces of one tensor
+        self.extents: set[tuple[int, str]] = set()  # (function, local) read from one tensor's shape
 
     # -- entry -------------------------------------------------------------
     def run(self, module: cst.Module) -> None:
@@ -247,6 +248,7 @@ class Walker:
         """An element of an unpacked value: inherits its attachment, not its identity."""
         if isinstance(target, cst.Name):
             self.bind(target.value, None, stmt, Value(whole.attached, whole.tensor, whole.module, whole.deps))
+            self._note_extent(target.value, value)  # _, _, height, width = z.shape
         elif isinstance(target, (cst.Tuple, cst.List)):
             for t in target.elements:
                 self.assign_unpacked(t.value, value, whole, stmt)
@@ -280,6 +282,7 @@ class Walker:
             self.pieces.add((id(fn), name))
         else:
             self.pieces.discard((id(fn), name))
+        self._note_extent(name, value)
         fn.stored.add(name)
         if value is None or not keeps_old(value, name):  # ``acc = acc + x`` is no reset
             for loop in fn.loops:
@@ -351,8 +354,7 @@ class Walker:
         if any(self.value(p).module or self.value(p).attached or self._pieces(p) for p in parts):
             return False, False
         counted = isinstance(iterable, cst.Call) and ex.callee(iterable) == "range"
-        if counted and any(p.rpartition(".")[2] in SHAPE_READS for a in iterable.args for p in ex.dotted_paths(a.value)
-                           if "." in p):
+        if counted and any(self._extent(a.value) for a in iterable.args):
             return False, False
         if counted:
             sized = [a.value.args[0].value for a in iterable.args
@@ -366,6 +368,22 @@ class Walker:
         # ``for _ in range(steps)`` repeats a computation: a step, unless what it builds is that call's result
         weak = not in_module and (counted or bool(tokens & WEAK_DATA))
         return weak, weak
+
+    def _extent(self, expr: cst.BaseExpression) -> bool:
+        """Read from the shape of a tensor not named like data (``z.shape[2] // f``, ``x.size(1)``), or
+        from a local that was: a size of one tensor. ``X_train.shape[0]`` counts the samples of a data set."""
+        for path in ex.dotted_paths(expr):
+            owner, _, attr = path.rpartition(".")
+            if (id(self.fn), path) in self.extents or (attr in SHAPE_READS and owner and not (
+                    {t for n in owner.split(".") for t in name_tokens(n)} & (STRONG_DATA | WEAK_DATA))):
+                return True
+        return False
+
+    def _note_extent(self, name: str, value: cst.BaseExpression | None) -> None:
+        if value is not None and self._extent(value):
+            self.extents.add((id(self.fn), name))
+        else:
+            self.extents.discard((id(self.fn), name))
 
     def _pieces(self, expr: cst.BaseExpression) -> bool:
         """``x.split(n)``, ``torch.chunk(x, n)``, or a local bound to one: the pieces of one tensor."""
