@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .classtable import cache_factories, class_summaries
 from .documents import NotebookError, open_document
@@ -15,7 +15,7 @@ from .grad_wrappers import grad_off_by_class, may_turn_grad_off
 from .noqa import SKIP_FILE, noqa_codes, suppressed, unknown_codes
 from .parsing import AstError, libcst_may_try, libcst_syntax_message, parse_ast
 from .prefilter import scan_file
-from .project.records import ClassSummary, FileResult, PendingCache, PendingCtor, PendingState
+from .project.records import ClassSummary, FileResult, PendingCtor, PendingState, Placed
 from .unused_noqa import CODE as NOQA_CODE
 from .unused_noqa import may_apply as noqa_may_apply
 
@@ -112,12 +112,12 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
     from .analysis.walker import FileFacts, Walker
     from .positions import split_lines
     from .rules import ALL_RULES
-    from .rules.links import ctor_template
-    from .rules.self_capture import handed_method_template
 
     reports: list[tuple[object, str, str, object]] = []
+    handed: list[tuple[object, Placed]] = []  # (node, record) that only the whole project can judge
     facts = FileFacts(path)
-    rules = [rule(lambda *report: reports.append(report), enabled) for rule in ALL_RULES if set(rule.codes) & enabled]
+    rules = [rule(lambda *report: reports.append(report), enabled, lambda *record: handed.append(record))
+             for rule in ALL_RULES if set(rule.codes) & enabled]
     Walker(facts, rules).run(module)
     grad_off = grad_off_by_class(tree) if tree is not None and may_turn_grad_off(text) else {}
     for name, info in facts.classes.items():
@@ -125,13 +125,11 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
             info.init_params, sorted(info.kept_params), info.bases, info.is_module, "__init__" in info.methods,
             grad_off.get(name, []),
         )
-    ctor_calls = [c for c in facts.ctor_calls if c.code in enabled]
     result.evidence = facts.evidence
     result.cache_factories = cache_factories(tree) if tree is not None else []
-    if not reports and not ctor_calls and not facts.states and not facts.caches:
+    if not reports and not handed:
         return set()
-    where = _positions(module, tree, text, [r[0] for r in reports] + [c.stmt for c in ctor_calls]
-                       + [st.stmt for st in facts.states] + [c.stmt for c in facts.caches])
+    where = _positions(module, tree, text, [r[0] for r in reports] + [node for node, _ in handed])
     lines = split_lines(text)
 
     def noqa_at(line: int):
@@ -150,24 +148,14 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
         result.findings.append(finding)
         if fix is not None and edits is not None:
             edits.found.append((finding, fix))
-    for call in ctor_calls:
-        line, col, end_line, end_col = where(call.stmt)
-        found.add((line, call.code))
-        message, module_note = handed_method_template(call) if call.code == "CYC103" else ctor_template(call)
-        result.ctors.append(PendingCtor(line, col + 1, end_line, end_col + 1, call.cls_name, call.index,
-                                        call.keyword, call.obj, call.owner_is_module, noqa_at(line), call.code,
-                                        message, module_note))
-    for st in facts.states:
-        line, col, end_line, end_col = where(st.stmt)
-        found.add((line, "CYC305"))
-        if not suppressed("CYC305", noqa_at(line)):
-            result.states.append(PendingState(line, col + 1, end_line, end_col + 1, st.cls,
-                                              st.method, st.params, st.deps, st.message, st.attached))
-    for c in facts.caches:
-        line, col, end_line, end_col = where(c.stmt)
-        found.add((line, "CYC402"))
-        if not suppressed("CYC402", noqa_at(line)):
-            result.caches.append(PendingCache(line, col + 1, end_line, end_col + 1, c.decorator, c.cls, c.message))
+    for node, record in handed:
+        line, col, end_line, end_col = where(node)
+        found.add((line, record.code))
+        placed = replace(record, line=line, column=col + 1, end_line=end_line, end_column=end_col + 1)
+        if isinstance(placed, PendingCtor):  # its noqa is judged with the code it resolves to
+            result.ctors.append(replace(placed, noqa=noqa_at(line)))
+        elif not suppressed(record.code, noqa_at(line)):
+            (result.states if isinstance(placed, PendingState) else result.caches).append(placed)
     return found
 
 

@@ -52,10 +52,7 @@ class FileFacts:
     classes: dict[str, ClassInfo] = field(default_factory=dict)
     module_classes: set[str] = field(default_factory=set)
     globals: dict[str, cst.BaseExpression] = field(default_factory=dict)
-    ctor_calls: list = field(default_factory=list)  # rules.links.CtorCall, judged once all classes are known
-    states: list = field(default_factory=list)  # rules.accumulation.StateCandidate, judged with every file's callers
     evidence: list = field(default_factory=list)  # (class, method, slot): calls here that pass graph-attached values
-    caches: list = field(default_factory=list)  # rules.storage.CacheCandidate, judged once every file's helpers are known
 
 
 class Walker:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from ..findings import FileWarning, Finding
 
@@ -18,33 +19,37 @@ class ClassSummary:
     grad_off: list[str] = field(default_factory=list)  # methods the class itself runs with grad off (grad_wrappers)
 
 
-@dataclass
-class PendingCtor:
-    """``Cls(self, ...)`` kept by the instance: a CYC202 once ``Cls`` is known to keep that argument."""
+@dataclass(kw_only=True)
+class Placed:
+    """Where in its file a rule made a record: filled by the engine once the file's positions are known."""
 
-    line: int
-    column: int
-    end_line: int
-    end_column: int
+    line: int = 0
+    column: int = 0
+    end_line: int = 0
+    end_column: int = 0
+
+
+@dataclass
+class PendingCtor(Placed):
+    """``Cls(self, ...)`` kept by the instance: a CYC202 once ``Cls`` is known to keep that argument
+    (CYC103: the instance's own bound method handed to a base ``__init__`` that keeps it)."""
+
     cls_name: str
     index: int | None
     keyword: str | None
     obj: str
     owner_is_module: bool
-    noqa: tuple[str, ...] | None
     code: str = "CYC202"
     message: str = ""  # with {param} for the parameter that keeps obj
     module_note: str = ""  # added when the class called is an nn.Module
+    noqa: tuple[str, ...] | None = None  # the codes a noqa comment on its line names, judged when resolved
 
 
 @dataclass
-class PendingState:
+class PendingState(Placed):
     """A CYC305 candidate of ``cls.method`` that needs a caller passing a graph-attached argument."""
 
-    line: int
-    column: int
-    end_line: int
-    end_column: int
+    code: ClassVar[str] = "CYC305"
     cls: str
     method: str
     params: list[str]
@@ -54,15 +59,12 @@ class PendingState:
 
 
 @dataclass
-class PendingCache:
+class PendingCache(Placed):
     """A cached method: a CYC402 once some file of the project defines ``decorator`` as a function
     that builds an lru_cache ("": functools' own) and ``cls`` is an nn.Module through its bases
     ("": the class was judged to hold tensors or modules in its own file)."""
 
-    line: int
-    column: int
-    end_line: int
-    end_column: int
+    code: ClassVar[str] = "CYC402"
     decorator: str
     cls: str
     message: str

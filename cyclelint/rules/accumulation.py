@@ -15,7 +15,7 @@ import libcst as cst
 from ..analysis import exprs as ex
 from ..analysis.scopes import Function, Loop
 from ..analysis.tensors import RETURNS_OF, Value
-from ..project.records import slot_params
+from ..project.records import PendingState, slot_params
 from ..vocabulary import APPENDS, CONCAT_FUNCS, INPLACE, MODULE_TYPES, dunder
 from .base import Checker, Rewrite
 from .fix_safety import Proofs
@@ -294,8 +294,8 @@ class AccumulationRule(Checker):
             elif "CYC305" in self.enabled and not self._slot_overwrite(c) and (known or (
                     c.value.deps & set(params) and not dunder(method.name))):  # a caller elsewhere may pass a graph
                 # judged with the project: a base class in another file may run the method with grad off
-                self.walker.facts.states.append(StateCandidate(
-                    c.stmt, method.cls.name, method.name, params, sorted(c.value.deps & set(params)),
+                self.hand_on(c.stmt, PendingState(
+                    method.cls.name, method.name, params, sorted(c.value.deps & set(params)),
                     _message("CYC305", c), known))
         self.state = []
         if "CYC305" in self.enabled:
@@ -324,20 +324,6 @@ class AccumulationRule(Checker):
             return
         self.reported.add(id(c.stmt))
         self.report(c.stmt, code, _message(code, c), c.fix if code in FIXABLE else None)
-
-
-@dataclass
-class StateCandidate:
-    """A CYC305 candidate whose value comes from parameters no caller in its file shows attached:
-    judged once the callers in the other files are known (project/resolve.py)."""
-
-    stmt: cst.CSTNode
-    cls: str
-    method: str
-    params: list[str]
-    deps: list[str]
-    message: str
-    attached: bool = False  # judged attached here: reported unless a base class runs the method with grad off
 
 
 def _grows(value: cst.BaseExpression, path: str) -> bool:

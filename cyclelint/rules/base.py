@@ -13,24 +13,32 @@ Rewrite = tuple[tuple[cst.BaseExpression, str], ...]
 if TYPE_CHECKING:
     from ..analysis.scopes import ClassInfo, Function
     from ..analysis.walker import Store, Walker
+    from ..project.records import Placed
 
 
 class Checker:
     """The checks of one rule family (``codes``); :class:`cyclelint.findings.Rule` describes one code.
-    The walker calls the hooks in source order; a checker reports through :meth:`report` and never
-    walks the tree itself."""
+    The walker calls the hooks in source order; a checker reports through :meth:`report`, hands what
+    only the whole project can judge on through :meth:`hand_on`, and never walks the tree itself."""
 
     codes: tuple[str, ...] = ()
     walker: Walker
 
-    def __init__(self, report: Callable[[cst.CSTNode, str, str, Rewrite | None], None], enabled: frozenset[str]):
+    def __init__(self, report: Callable[[cst.CSTNode, str, str, Rewrite | None], None], enabled: frozenset[str],
+                 hand_on: Callable[[cst.CSTNode, Placed], None] = lambda node, record: None):
         self._report = report
+        self._hand_on = hand_on
         self.enabled = enabled
 
     def report(self, node: cst.CSTNode, code: str, message: str, fix: Rewrite | None = None) -> None:
         """``fix``: the safe rewrite that ``--fix`` applies for this finding, if there is one."""
         if code in self.enabled:
             self._report(node, code, message, fix)
+
+    def hand_on(self, node: cst.CSTNode, record: Placed) -> None:
+        """A candidate judged once every file is read (project/resolve.py), made at ``node``."""
+        if record.code in self.enabled:
+            self._hand_on(node, record)
 
     # hooks, all optional
     def enter_class(self, cls: ClassInfo, parent: Function) -> None: ...

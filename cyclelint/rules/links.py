@@ -16,6 +16,7 @@ from ..analysis.scopes import Function
 from ..analysis.walker import held_paths
 from ..analysis.weak import is_weak
 from ..astutil import reaches
+from ..project.records import PendingCtor
 from ..vocabulary import CLEAR_METHODS, MODULE_ITERS, VIEW_METHODS
 from .base import Checker
 
@@ -45,19 +46,6 @@ class Link:
     gens: dict[str, int] = field(default_factory=dict)
 
 
-@dataclass
-class CtorCall:
-    """``Cls(self, ...)`` whose result the instance keeps; resolved once every class is known."""
-
-    stmt: cst.CSTNode
-    cls_name: str
-    index: int | None
-    keyword: str | None
-    obj: str
-    owner_is_module: bool
-    code: str = "CYC202"  # CYC103: the instance's own bound method handed to a base ``__init__`` that keeps it
-
-
 class LinkRule(Checker):
     codes = ("CYC201", "CYC202", "CYC203")
 
@@ -65,7 +53,7 @@ class LinkRule(Checker):
         super().__init__(*args)
         self.links: dict[int, list[Link]] = {}
         self.breaks: dict[int, list[tuple[str, int]]] = {}
-        self.ctor_locals: dict[tuple[int, str], list[CtorCall]] = {}
+        self.ctor_locals: dict[tuple[int, str], list[tuple[cst.CSTNode, PendingCtor]]] = {}
         self.returned: dict[int, set[str]] = {}  # per function: local names its return values hold
         self.views: dict[int, dict[str, set[str]]] = {}  # per function: name -> the names it is an alias or view of
 
@@ -92,8 +80,8 @@ class LinkRule(Checker):
         if fn.instance and owner.split(".", 1)[0] == fn.instance:
             self._ctor_calls(store.value, store.stmt, fn)
             for path in held_paths(store.value):
-                for call in self.ctor_locals.pop((id(fn), path), []):
-                    self.walker.facts.ctor_calls.append(call)
+                for stmt, ctor in self.ctor_locals.pop((id(fn), path), []):
+                    self.hand_on(stmt, ctor)
 
     def on_bind(self, name, value, stmt, fn):
         sources = _views_of(value) - {name}
@@ -107,7 +95,7 @@ class LinkRule(Checker):
             if calls:
                 self.ctor_locals[(id(fn), name)] = calls
 
-    def _ctor_calls(self, value, stmt, fn, keep=True) -> list[CtorCall]:
+    def _ctor_calls(self, value, stmt, fn, keep=True) -> list[tuple[cst.CSTNode, PendingCtor]]:
         found = []
         for call in ex.iter_calls(value):
             name = ex.last_part(ex.callee(call))
@@ -118,9 +106,13 @@ class LinkRule(Checker):
                     kw = a.keyword.value if a.keyword else None
                     method = fn.enclosing_method()
                     is_mod = bool(method and method.cls and method.cls.is_module)
-                    found.append(CtorCall(stmt, name, None if kw else i, kw, fn.instance, is_mod))
+                    found.append((stmt, PendingCtor(
+                        name, None if kw else i, kw, fn.instance, is_mod,
+                        message=MSG_CTOR.format(cls=name, obj=fn.instance, param="{param}"),
+                        module_note=MSG_MODULE.format(obj=fn.instance) if is_mod else "")))
         if keep:
-            self.walker.facts.ctor_calls.extend(found)
+            for node, ctor in found:
+                self.hand_on(node, ctor)
         return found
 
     def _class_level(self, owner: str, fn: Function) -> bool:
@@ -239,13 +231,6 @@ class LinkRule(Checker):
         if obj == fn.instance and owner.startswith(obj + ".") and method and method.cls and method.cls.is_module:
             msg += MSG_MODULE.format(obj=obj)
         return msg
-
-
-def ctor_template(call: CtorCall) -> tuple[str, str]:
-    """The message of a call resolved project-wide, ``{param}`` left for the parameter that keeps the object,
-    and what to add when the class called is an nn.Module too."""
-    return (MSG_CTOR.format(cls=call.cls_name, obj=call.obj, param="{param}"),
-            MSG_MODULE.format(obj=call.obj) if call.owner_is_module else "")
 
 
 def _views_of(value: cst.BaseExpression) -> set[str]:

@@ -5,7 +5,7 @@ closure cell, ``__self__`` or default -> object.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
@@ -14,6 +14,7 @@ from ..analysis.scopes import ClassInfo, Function
 from ..analysis.undo import undone_on_every_path
 from ..analysis.walker import held_names
 from ..analysis.weak import is_weak
+from ..project.records import PendingCtor
 from ..vocabulary import CLASS_NAMES, HOOK_RE, KEEPERS, PARTIALS, STORE_METHODS, TENSOR_HOOKS, WRAPPERS
 from .base import Checker
 from .capture_lifetime import (
@@ -25,7 +26,6 @@ from .capture_lifetime import (
     removes,
     small,
 )
-from .links import CtorCall
 
 MESSAGES = {
     "CYC101": "lambda stored on {where} captures {obj}: {obj} can only be freed by the cycle collector; "
@@ -77,7 +77,8 @@ class SelfCaptureRule(Checker):
         self.thread_locals: set[tuple[int, str]] = set()  # ``t = Thread(target=...)``
         self.started: dict[int, set[str]] = {}  # per function: paths whose ``.start()`` it calls
         self.kept: dict[int, set[str]] = {}  # per function: local names it stores somewhere
-        self.handed: list[tuple[ClassInfo, str, CtorCall]] = []  # super().__init__(self.m): judged at leave_class
+        # super().__init__(self.m): (class, method, call, its constructor call), judged at leave_class
+        self.handed: list[tuple[ClassInfo, str, cst.CSTNode, PendingCtor]] = []
         self.sized: set[int] = set()  # classes whose instances may hold something of size (see capture_lifetime.small)
         self.small_classes: set[str] = set()  # classes of this file whose instances hold only small values
         self.result_slots: dict[tuple[int, str], str] = {}  # (class, method) -> X of ``self.X = self.method(...)``
@@ -271,9 +272,9 @@ class SelfCaptureRule(Checker):
             if a.star or not (isinstance(v, cst.Attribute) and isinstance(v.value, cst.Name) and v.value.value == fn.instance):
                 continue
             kw = a.keyword.value if a.keyword else None
-            ctor = CtorCall(stmt, base, None if kw else i, kw, fn.instance, bool(method and method.cls and method.cls.is_module),
-                            code="CYC103")
-            self.handed.append((cls, v.attr.value, ctor))
+            ctor = PendingCtor(base, None if kw else i, kw, fn.instance,
+                               bool(method and method.cls and method.cls.is_module), code="CYC103")
+            self.handed.append((cls, v.attr.value, stmt, ctor))
 
     # -- resolution --------------------------------------------------------
     def _cls(self, fn: Function) -> ClassInfo | None:
@@ -322,11 +323,11 @@ class SelfCaptureRule(Checker):
 
     def leave_class(self, cls, body):
         calls = set()
-        for owner, attr, ctor in self.handed:
-            if owner is cls and id(ctor.stmt) not in calls and plain_method(cls, attr):
-                calls.add(id(ctor.stmt))
-                ctor.obj = f"{ctor.obj}.{attr}"
-                self.walker.facts.ctor_calls.append(ctor)
+        for owner, attr, stmt, ctor in self.handed:
+            if owner is cls and id(stmt) not in calls and plain_method(cls, attr):
+                calls.add(id(stmt))
+                message = MESSAGES["CYC103_BASE"].format(obj=ctor.obj, what=attr, cls=ctor.cls_name, param="{param}")
+                self.hand_on(stmt, replace(ctor, obj=f"{ctor.obj}.{attr}", message=message))
         self.handed = [h for h in self.handed if h[0] is not cls]
         holds_nothing = id(cls) not in self.sized and all(
             b in ("", "object") or ex.last_part(b) == "Module" or ex.last_part(b) in self.small_classes for b in cls.bases)
@@ -381,13 +382,3 @@ def _handle_attr(stmt: cst.CSTNode, fn: Function) -> str | None:
         if path and fn.instance and path.startswith(f"{fn.instance}."):
             return path.split(".")[1]
     return None
-
-
-
-
-
-
-def handed_method_template(call: CtorCall) -> tuple[str, str]:
-    """As links.ctor_template, for the instance's own bound method handed to a base ``__init__``."""
-    obj, _, attr = call.obj.partition(".")
-    return MESSAGES["CYC103_BASE"].format(obj=obj, what=attr, cls=call.cls_name, param="{param}"), ""

@@ -2,8 +2,6 @@
 recursive closures, global registries of instances, classes made per call."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import libcst as cst
 
 from ..analysis import exprs as ex
@@ -11,6 +9,7 @@ from ..analysis.holds import annotation_holds, annotation_of, comprehension_name
 from ..analysis.scopes import Function
 from ..analysis.walker import held_paths
 from ..analysis.weak import is_weak
+from ..project.records import PendingCache
 from ..vocabulary import CACHES, FRAME_CALLS, name_holds, torch_rooted
 from .base import Checker
 
@@ -40,16 +39,6 @@ MSG_CLASS = ("class {name} is created anew on every call of {fn}: a class always
 NOT_CACHES = frozenset({"property", "cached_property", "setter", "getter", "deleter", "abstractmethod", "overload",
                         "override", "wraps", "contextmanager", "asynccontextmanager", "no_grad", "inference_mode",
                         "enable_grad", "unused", "ignore", "export", "deprecated"})
-
-
-@dataclass
-class CacheCandidate:
-    """A method of a class that holds tensors or modules, decorated with a helper that may wrap lru_cache."""
-
-    stmt: cst.CSTNode
-    decorator: str  # "": functools' own
-    cls: str  # "": the class holds tensors or modules, else it may through bases of other files
-    message: str
 
 
 class StorageRule(Checker):
@@ -273,8 +262,8 @@ class StorageRule(Checker):
                 # known once every file is read: a helper of the project that wraps lru_cache, or a
                 # class that is an nn.Module through bases of other files
                 deco_text = f"functools.{name}" if name in CACHES else f"{name} (an lru_cache wrapper of this project)"
-                self.walker.facts.caches.append(CacheCandidate(
-                    deco, "" if name in CACHES else name, "" if why else cls.name,
+                self.hand_on(deco, PendingCache(
+                    "" if name in CACHES else name, "" if why else cls.name,
                     MSG_CACHE.format(deco=deco_text, name=method, why=f"{cls.name}: {why or '{why}'}")))
         self.caches, self.sized, self.returns, self.unbounded = [], {}, {}, set()
 
