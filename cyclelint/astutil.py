@@ -64,7 +64,7 @@ def held_paths(value: ast.AST) -> list[str]:
             stack.extend((cur.body, cur.orelse))
         elif isinstance(cur, ast.BinOp) and isinstance(cur.op, ast.Add) and (
             isinstance(cur.left, (ast.Tuple, ast.List)) or isinstance(cur.right, (ast.Tuple, ast.List))
-        ):  # (self,) + args: as walker.held_paths
+        ):  # (self,) + args: as analysis.held.held_paths
             stack.extend((cur.left, cur.right))
         elif isinstance(cur, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
             stack.append(cur.elt)

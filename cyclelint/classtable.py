@@ -10,7 +10,7 @@ from .vocabulary import CACHES, name_tokens
 
 
 def is_module_class(bases: list[str], module_classes: set[str]) -> bool:
-    """As Walker.klass: nn.*, a module class of this file, or a base named like ...Module / ...Model."""
+    """As Walker.class_def: nn.*, a module class of this file, or a base named like ...Module / ...Model."""
     return any(b and (b.startswith(("nn.", "torch.nn.")) or b.rsplit(".", 1)[-1] in module_classes
                       or name_tokens(b.rsplit(".", 1)[-1])[-1:] in (["module"], ["model"])) for b in bases)
 

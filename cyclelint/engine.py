@@ -109,7 +109,8 @@ def _parse_and_analyse(source, path, enabled, result: FileResult, apply_noqa: bo
 def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, apply_noqa: bool,
              edits: Edits | None, tree: ast.Module | None, text: str) -> set[tuple[int, str]]:
     """Fills ``result``; returns (line, code) of every finding before ``noqa``, for CYC001."""
-    from .analysis.walker import FileFacts, Walker
+    from .analysis.scopes import FileFacts
+    from .analysis.walker import Walker
     from .positions import split_lines
     from .rules import ALL_RULES
 

@@ -1,11 +1,80 @@
 """What a loop walks and what bounds it, read off its header and body (used by the walker)."""
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from ..vocabulary import NOT_DATA_CALLEES, SHAPE_READS, STRONG_DATA, WEAK_DATA, name_tokens
 from . import exprs as ex
+
+if TYPE_CHECKING:
+    from .scopes import Function
+    from .tensors import Value
+
+SPLITS = frozenset({"split", "chunk", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit"})
+
+
+class LoopKinds:
+    """Whether each iteration of a ``for`` loop takes fresh data, judged from what it walks. Keeps each
+    function's locals bound to the pieces of one tensor (``parts = x.split(4)``) or read from its shape
+    (``_, _, h, w = z.shape``) on the function (``Function.pieces``, ``Function.extents``)."""
+
+    def __init__(self, value: Callable[[cst.BaseExpression], Value]):
+        self.value = value  # what an expression is, in the function being walked
+
+    def data_iter(self, iterable: cst.BaseExpression, names: list[str], fn: Function) -> tuple[bool, bool]:
+        """(each iteration takes fresh data, only by a weak name). What the iterable is decides first:
+        layers of a model (``zip(feats, self.blocks)``), the pieces of one tensor (``x.split(4)``) and
+        its positions (``range(x.size(1))``) are parts of one forward pass; ``range(n)`` repeats a
+        computation (a weak step), and only ``range(len(dataset))`` names its data. ``names``: the
+        iterable's identifiers (iter_identifiers)."""
+        parts = iterated_parts(iterable)
+        if any(self.value(p).module or self.value(p).attached or self.is_pieces(p, fn) for p in parts):
+            return False, False
+        counted = isinstance(iterable, cst.Call) and ex.callee(iterable) == "range"
+        if counted and any(self.is_extent(a.value, fn) for a in iterable.args):
+            return False, False
+        if counted:
+            sized = [a.value.args[0].value for a in iterable.args
+                     if isinstance(a.value, cst.Call) and ex.callee(a.value) == "len" and a.value.args]
+            names = [n for s in sized for n in iter_identifiers(s)]
+        tokens = {t for n in names for t in name_tokens(n)}
+        if tokens & STRONG_DATA:
+            return True, False
+        method = fn.enclosing_method()
+        in_module = bool(method and method.cls and method.cls.is_module)
+        # ``for _ in range(steps)`` repeats a computation: a step, unless what it builds is that call's result
+        weak = not in_module and (counted or bool(tokens & WEAK_DATA))
+        return weak, weak
+
+    def bound(self, fn: Function, name: str, value: cst.BaseExpression | None, unpacked: bool = False) -> None:
+        """``name`` bound to ``value`` in ``fn`` (``unpacked``: one name of ``a, b = value``)."""
+        if value is not None and not unpacked and self.is_pieces(value, fn):
+            fn.pieces.add(name)
+        else:
+            fn.pieces.discard(name)
+        if value is not None and self.is_extent(value, fn):
+            fn.extents.add(name)
+        else:
+            fn.extents.discard(name)
+
+    def is_extent(self, expr: cst.BaseExpression, fn: Function) -> bool:
+        """Read from the shape of a tensor not named like data (``z.shape[2] // f``, ``x.size(1)``), or
+        from a local that was: a size of one tensor. ``X_train.shape[0]`` counts the samples of a data set."""
+        for path in ex.dotted_paths(expr):
+            owner, _, attr = path.rpartition(".")
+            if path in fn.extents or (attr in SHAPE_READS and owner and not (
+                    {t for n in owner.split(".") for t in name_tokens(n)} & (STRONG_DATA | WEAK_DATA))):
+                return True
+        return False
+
+    def is_pieces(self, expr: cst.BaseExpression, fn: Function) -> bool:
+        """``x.split(n)``, ``torch.chunk(x, n)``, or a local bound to one: the pieces of one tensor."""
+        if isinstance(expr, cst.Name):
+            return expr.value in fn.pieces
+        return isinstance(expr, cst.Call) and ex.last_part(ex.callee(expr) or ex.method_name(expr) or "") in SPLITS
 
 
 def iterated_parts(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
@@ -39,3 +108,25 @@ def walk_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         cur = stack.pop()
         yield cur
         stack.extend(ex.child_nodes(cur))
+
+
+def iter_identifiers(expr: cst.BaseExpression) -> list[str]:
+    """Identifier parts in a loop's iterable, minus builtin wrappers like ``enumerate``."""
+    out: list[str] = []
+    stack = [expr]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, cst.Name):
+            if cur.value not in NOT_DATA_CALLEES:
+                out.append(cur.value)
+        elif isinstance(cur, cst.Attribute):
+            out.append(cur.attr.value)
+            stack.append(cur.value)
+        elif isinstance(cur, cst.Call):
+            # d.items(), x.split(4): the method name says nothing about the data
+            func = cur.func.value if isinstance(cur.func, cst.Attribute) else cur.func
+            stack.append(func)
+            stack.extend(a.value for a in cur.args)
+        else:
+            stack.extend(ex.child_nodes(cur))
+    return out

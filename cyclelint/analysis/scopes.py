@@ -1,4 +1,5 @@
-"""What the walker knows about the class, function and loop it is in."""
+"""What the walker knows about the class, function and loop it is in, the stores it hands to the
+rules, and what the file tells the rest of the run."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -68,6 +69,8 @@ class Function:
     loads: set[str] = field(default_factory=set)
     stored: set[str] = field(default_factory=set)  # names bound locally
     backward_names: set[str] = field(default_factory=set)
+    pieces: set[str] = field(default_factory=set)  # locals bound to the pieces of one tensor (x.split(4))
+    extents: set[str] = field(default_factory=set)  # locals read from one tensor's shape (h = z.shape[2])
     self_loads: set[str] = field(default_factory=set)  # X of self.X read here
     calls_remove: bool = False
     is_method: bool = False
@@ -83,3 +86,27 @@ class Function:
         while fn is not None and not fn.is_method:
             fn = fn.parent
         return fn
+
+
+@dataclass
+class Store:
+    """A value placed where an object keeps it: ``o.x = v``, ``o[k] = v``, ``o.items.append(v)``."""
+
+    stmt: cst.CSTNode
+    owner: str | None  # dotted path of the object that holds the value afterwards
+    target: str | None  # dotted text of the slot, for matching a later ``= None`` or ``del``
+    value: cst.BaseExpression
+    kind: str  # "attr", "item" or "call"
+    call: cst.Call | None = None
+    augmented: bool = False  # ``o.x += v``: grows the slot rather than replacing it
+
+
+@dataclass
+class FileFacts:
+    """What one file tells the rest of the run (used across files)."""
+
+    path: str
+    classes: dict[str, ClassInfo] = field(default_factory=dict)
+    module_classes: set[str] = field(default_factory=set)
+    globals: dict[str, cst.BaseExpression] = field(default_factory=dict)
+    evidence: list = field(default_factory=list)  # (class, method, slot): calls here that pass graph-attached values

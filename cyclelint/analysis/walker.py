@@ -3,7 +3,6 @@ bindings, normalises stores, and hands each event to every enabled rule."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -11,48 +10,19 @@ import libcst as cst
 from ..vocabulary import (
     CLEAR_METHODS,
     MODULE_ITER_RE,
-    NOT_DATA_CALLEES,
-    SHAPE_READS,
     STEP_METHODS,
     STORE_METHODS,
-    STRONG_DATA,
-    WEAK_DATA,
     name_tokens,
 )
 from . import exprs as ex
 from .bindings import keeps_old, module_functions
-from .loops import iterated_parts, len_capped
-from .scopes import Binding, ClassInfo, Function, Loop
+from .held import held_names
+from .loops import LoopKinds, iter_identifiers, len_capped
+from .scopes import Binding, ClassInfo, FileFacts, Function, Loop, Store
 from .tensors import NO_GRAD_CONTEXTS, RETURNS_OF, SAFE, Evaluator, Value, grad_context
 
 if TYPE_CHECKING:
     from ..rules.base import Checker
-
-SPLITS = frozenset({"split", "chunk", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit"})
-
-
-@dataclass
-class Store:
-    """A value placed where an object keeps it: ``o.x = v``, ``o[k] = v``, ``o.items.append(v)``."""
-
-    stmt: cst.CSTNode
-    owner: str | None  # dotted path of the object that holds the value afterwards
-    target: str | None  # dotted text of the slot, for matching a later ``= None`` or ``del``
-    value: cst.BaseExpression
-    kind: str  # "attr", "item" or "call"
-    call: cst.Call | None = None
-    augmented: bool = False  # ``o.x += v``: grows the slot rather than replacing it
-
-
-@dataclass
-class FileFacts:
-    """What one file tells the rest of the run (used across files)."""
-
-    path: str
-    classes: dict[str, ClassInfo] = field(default_factory=dict)
-    module_classes: set[str] = field(default_factory=set)
-    globals: dict[str, cst.BaseExpression] = field(default_factory=dict)
-    evidence: list = field(default_factory=list)  # (class, method, slot): calls here that pass graph-attached values
 
 
 class Walker:
@@ -62,8 +32,7 @@ class Walker:
         self.evaluator = Evaluator(facts.module_classes)
         self.fn = Function(node=None, name="<module>", parent=None, cls=None, instance=None, params=[])
         self.fn.is_module = True
-        self.pieces: set[tuple[int, str]] = set()  # (function, local) bound to the pieces of one tensor
-        self.extents: set[tuple[int, str]] = set()  # (function, local) read from one tensor's shape
+        self.loop_kinds = LoopKinds(self.value)
 
     # -- entry -------------------------------------------------------------
     def run(self, module: cst.Module) -> None:
@@ -105,7 +74,7 @@ class Walker:
         elif isinstance(stmt, cst.FunctionDef):
             self.function(stmt)
         elif isinstance(stmt, cst.ClassDef):
-            self.klass(stmt)
+            self.class_def(stmt)
         elif isinstance(stmt, cst.For):
             self.for_loop(stmt)
         elif isinstance(stmt, cst.While):
@@ -245,7 +214,7 @@ class Walker:
         """An element of an unpacked value: inherits its attachment, not its identity."""
         if isinstance(target, cst.Name):
             self.bind(target.value, None, stmt, Value(whole.attached, whole.tensor, whole.module, whole.deps))
-            self._note_extent(target.value, value)  # _, _, height, width = z.shape
+            self.loop_kinds.bound(self.fn, target.value, value, unpacked=True)  # _, _, height, width = z.shape
         elif isinstance(target, (cst.Tuple, cst.List)):
             for t in target.elements:
                 self.assign_unpacked(t.value, value, whole, stmt)
@@ -275,11 +244,7 @@ class Walker:
                 rule.on_bind(name, value, stmt, fn)
         fn.env[name] = val
         fn.bindings[name] = Binding(fn.counter, tuple(fn.loops), stmt)
-        if value is not None and self._pieces(value):
-            self.pieces.add((id(fn), name))
-        else:
-            self.pieces.discard((id(fn), name))
-        self._note_extent(name, value)
+        self.loop_kinds.bound(fn, name, value)
         fn.stored.add(name)
         if value is None or not keeps_old(value, name):  # ``acc = acc + x`` is no reset
             for loop in fn.loops:
@@ -325,9 +290,9 @@ class Walker:
     def for_loop(self, node: cst.For) -> None:
         fn = self.fn
         self.header(node.iter, node)
-        iter_names = _iter_identifiers(node.iter)
+        iter_names = iter_identifiers(node.iter)
         iter_val = self.value(node.iter)
-        data, weak = self._data_iter(node.iter, iter_names)
+        data, weak = self.loop_kinds.data_iter(node.iter, iter_names, fn)
         loop = Loop(node, data_iter=data, targets=frozenset(ex.loaded_names(node.target)), weak=weak)
         is_mod = iter_val.module or any(MODULE_ITER_RE.search(n) for n in iter_names)
         fn.loops.append(loop)
@@ -341,52 +306,6 @@ class Walker:
         self.fn.loops.pop()
         if node.orelse is not None:
             self.suite(node.orelse.body)
-
-    def _data_iter(self, iterable: cst.BaseExpression, names: list[str]) -> tuple[bool, bool]:
-        """(each iteration takes fresh data, only by a weak name). What the iterable is decides first:
-        layers of a model (``zip(feats, self.blocks)``), the pieces of one tensor (``x.split(4)``) and
-        its positions (``range(x.size(1))``) are parts of one forward pass; ``range(n)`` repeats a
-        computation (a weak step), and only ``range(len(dataset))`` names its data."""
-        parts = iterated_parts(iterable)
-        if any(self.value(p).module or self.value(p).attached or self._pieces(p) for p in parts):
-            return False, False
-        counted = isinstance(iterable, cst.Call) and ex.callee(iterable) == "range"
-        if counted and any(self._extent(a.value) for a in iterable.args):
-            return False, False
-        if counted:
-            sized = [a.value.args[0].value for a in iterable.args
-                     if isinstance(a.value, cst.Call) and ex.callee(a.value) == "len" and a.value.args]
-            names = [n for s in sized for n in _iter_identifiers(s)]
-        tokens = {t for n in names for t in name_tokens(n)}
-        if tokens & STRONG_DATA:
-            return True, False
-        method = self.fn.enclosing_method()
-        in_module = bool(method and method.cls and method.cls.is_module)
-        # ``for _ in range(steps)`` repeats a computation: a step, unless what it builds is that call's result
-        weak = not in_module and (counted or bool(tokens & WEAK_DATA))
-        return weak, weak
-
-    def _extent(self, expr: cst.BaseExpression) -> bool:
-        """Read from the shape of a tensor not named like data (``z.shape[2] // f``, ``x.size(1)``), or
-        from a local that was: a size of one tensor. ``X_train.shape[0]`` counts the samples of a data set."""
-        for path in ex.dotted_paths(expr):
-            owner, _, attr = path.rpartition(".")
-            if (id(self.fn), path) in self.extents or (attr in SHAPE_READS and owner and not (
-                    {t for n in owner.split(".") for t in name_tokens(n)} & (STRONG_DATA | WEAK_DATA))):
-                return True
-        return False
-
-    def _note_extent(self, name: str, value: cst.BaseExpression | None) -> None:
-        if value is not None and self._extent(value):
-            self.extents.add((id(self.fn), name))
-        else:
-            self.extents.discard((id(self.fn), name))
-
-    def _pieces(self, expr: cst.BaseExpression) -> bool:
-        """``x.split(n)``, ``torch.chunk(x, n)``, or a local bound to one: the pieces of one tensor."""
-        if isinstance(expr, cst.Name):
-            return (id(self.fn), expr.value) in self.pieces
-        return isinstance(expr, cst.Call) and ex.last_part(ex.callee(expr) or ex.method_name(expr) or "") in SPLITS
 
     def while_loop(self, node: cst.While) -> None:
         fn = self.fn
@@ -467,7 +386,7 @@ class Walker:
         for rule in self.rules:
             rule.on_def(fn, parent)
 
-    def klass(self, node: cst.ClassDef) -> None:
+    def class_def(self, node: cst.ClassDef) -> None:
         parent = self.fn
         for d in node.decorators:
             self.header(d.decorator, node)
@@ -503,60 +422,3 @@ def _container_call(call: cst.Call, name: str, instance: str | None) -> bool:
         return False
     positional = len(ex.positional_args(call))
     return positional == STORE_METHODS[name] + 1 or (name in ("setdefault", "update") and positional <= 2)
-
-
-def held_names(value: cst.BaseExpression) -> set[str]:
-    """Names a value holds strongly: the name itself or inside tuple/list/set/dict displays."""
-    return {path for path in held_paths(value) if "." not in path}
-
-
-def held_paths(value: cst.BaseExpression) -> list[str]:
-    """Dotted paths held strongly by ``value`` (no calls: a weakref or a copy holds nothing)."""
-    out: list[str] = []
-    stack = [value]
-    while stack:
-        cur = stack.pop()
-        path = ex.dotted(cur)
-        if path is not None:
-            if path not in ("None", "True", "False"):
-                out.append(path)
-        elif isinstance(cur, (cst.Tuple, cst.List, cst.Set)):
-            stack.extend(e.value for e in cur.elements)
-        elif isinstance(cur, cst.Dict):
-            for e in cur.elements:
-                stack.append(e.value)
-                if isinstance(e, cst.DictElement):
-                    stack.append(e.key)
-        elif isinstance(cur, cst.IfExp):
-            stack.extend((cur.body, cur.orelse))
-        elif isinstance(cur, cst.BinaryOperation) and isinstance(cur.operator, cst.Add) and (
-            isinstance(cur.left, (cst.Tuple, cst.List)) or isinstance(cur.right, (cst.Tuple, cst.List))
-        ):  # (self,) + args: a new sequence holding both sides' items
-            stack.extend((cur.left, cur.right))
-        elif isinstance(cur, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
-            stack.append(cur.elt)
-        elif isinstance(cur, cst.DictComp):
-            stack.append(cur.value)
-    return out
-
-
-def _iter_identifiers(expr: cst.BaseExpression) -> list[str]:
-    """Identifier parts in a loop's iterable, minus builtin wrappers like ``enumerate``."""
-    out: list[str] = []
-    stack = [expr]
-    while stack:
-        cur = stack.pop()
-        if isinstance(cur, cst.Name):
-            if cur.value not in NOT_DATA_CALLEES:
-                out.append(cur.value)
-        elif isinstance(cur, cst.Attribute):
-            out.append(cur.attr.value)
-            stack.append(cur.value)
-        elif isinstance(cur, cst.Call):
-            # d.items(), x.split(4): the method name says nothing about the data
-            func = cur.func.value if isinstance(cur.func, cst.Attribute) else cur.func
-            stack.append(func)
-            stack.extend(a.value for a in cur.args)
-        else:
-            stack.extend(ex.child_nodes(cur))
-    return out

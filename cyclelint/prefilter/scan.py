@@ -57,7 +57,7 @@ class Scan:
 
     def __init__(self, codes: set[str]):
         self.codes = codes
-        self.fam = {c[:4] for c in codes}
+        self.families = {c[:4] for c in codes}
         self.found = False
         self.reason = ""  # why the file goes on to the full analysis (for tuning and tests)
         self.in_module = False  # inside a method of an nn.Module subclass
@@ -89,44 +89,44 @@ class Scan:
             self.fn_accumulates = True
 
     def end_of_function(self) -> None:
-        if not self.found and "CYC2" in self.fam and pairs(self.links):
-            self.hit("CYC201: two stores pointing at each other")
+        if not self.found and "CYC2" in self.families and pairs(self.links):
+            self.send_on("CYC201: two stores pointing at each other")
         if not self.found and "CYC304" in self.codes and (self.fn_accumulates or self.fn_data_accumulates):
             # device tensors collected carry no graph, and which loops walk data is the walker's to say
-            self.hit("CYC304: a container grown in a loop")
-        elif (not self.found and "CYC3" in self.fam
+            self.send_on("CYC304: a container grown in a loop")
+        elif (not self.found and "CYC3" in self.families
                 and (self.fn_data_accumulates or (self.fn_step and self.fn_accumulates))):
-            self.ask(self.fn, self.fn_instance, "CYC3: accumulation in a loop with graph evidence")
+            self.ask_at_end(self.fn, self.fn_instance, "CYC3: accumulation in a loop with graph evidence")
 
-    def ask(self, fn: Function, instance: str | None, reason: str) -> None:
+    def ask_at_end(self, fn: Function, instance: str | None, reason: str) -> None:
         self.questions.setdefault(id(fn), (fn, instance, reason))
 
     def state_growth(self, reason: str, values: list[ast.AST]) -> None:
         """Instance state grown from ``values``: a CYC305 candidate if the method may see graphs."""
-        if "CYC3" not in self.fam or not self.evidence or not may_depend(values, self.fn_instance):
+        if "CYC3" not in self.families or not self.evidence or not may_depend(values, self.fn_instance):
             return
         if self.evidence is True:
-            self.hit(reason)
+            self.send_on(reason)
         else:
-            self.ask(*self.evidence, reason)
+            self.ask_at_end(*self.evidence, reason)
 
-    def answer(self) -> None:
+    def answer_questions(self) -> None:
         """The questions, once the file's bindings and returns are all known."""
         self.stores.finish()
         helpers_called = []
         for fn, instance, reason in self.questions.values():
             direct, called = direct_evidence(fn.calls, instance, self.stores)
             if direct:
-                self.hit(reason)
+                self.send_on(reason)
                 return
             helpers_called.append((called, reason))
         returning = graph_returns(self.functions, self.outside, self.stores)  # the dearer part, last
         for called, reason in helpers_called:
             if called & returning:
-                self.hit(reason)
+                self.send_on(reason)
                 return
 
-    def hit(self, reason: str) -> None:
+    def send_on(self, reason: str) -> None:
         self.found, self.reason = True, reason
 
     def run(self, tree: ast.Module) -> bool:
@@ -137,7 +137,7 @@ class Scan:
         self.body(tree.body, instance=None, depth=0, in_class=False)
         self.end_of_function()
         if not self.found and self.questions:
-            self.answer()
+            self.answer_questions()
         return self.found
 
     def body(self, stmts, instance, depth, in_class):
@@ -152,7 +152,7 @@ class Scan:
             self.function(node, instance, depth, in_class)
         elif isinstance(node, ast.ClassDef):
             if depth and "CYC405" in self.codes:
-                self.hit("CYC405: class in a function")
+                self.send_on("CYC405: class in a function")
                 return
             for expr in node.decorator_list + node.bases:
                 self.expr(expr, instance)
@@ -169,13 +169,13 @@ class Scan:
             else:
                 names = iter_names(node.iter)
                 tokens = {t for n in names for t in name_tokens(n)}
-                # a superset of Walker._data_iter's: strong names, or outside modules weak ones and range(...)
+                # a superset of LoopKinds.data_iter's: strong names, or outside modules weak ones and range(...)
                 counted = isinstance(node.iter, ast.Call) and is_name(node.iter.func, "range")
                 over_data = bool(tokens & STRONG_DATA) or (not self.in_module and (counted or bool(tokens & WEAK_DATA)))
                 it = node.iter
-                if ("CYC2" in self.fam and isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute)
+                if ("CYC2" in self.families and isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute)
                         and it.func.attr in MODULE_ITERS and is_name(it.func.value, instance)):
-                    self.hit("CYC203: loop over self.modules(), which yields self")
+                    self.send_on("CYC203: loop over self.modules(), which yields self")
                     return
                 self.expr(node.iter, instance)
                 # as Walker.for_loop: every name of the target holds what the iterable may, or
@@ -193,8 +193,8 @@ class Scan:
         elif isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))):
             self.body(node.body, instance, depth, in_class)
             for h in node.handlers:
-                if h.name and "CYC4" in self.fam and keeps_name(h.body, h.name):
-                    self.hit("CYC401: except-as name kept")
+                if h.name and "CYC4" in self.families and keeps_name(h.body, h.name):
+                    self.send_on("CYC401: except-as name kept")
                     return
                 if h.type is not None:
                     self.expr(h.type, instance)
@@ -220,17 +220,17 @@ class Scan:
 
     def function(self, node, instance, depth, in_class):
         if depth:
-            if "CYC4" in self.fam and any(isinstance(n, ast.Name) and n.id == node.name
+            if "CYC4" in self.families and any(isinstance(n, ast.Name) and n.id == node.name
                                           for stmt in node.body for n in walk(stmt)):
-                self.hit("CYC403: recursive closure")
+                self.send_on("CYC403: recursive closure")
                 return
             self.aliases.add(node.name)  # a closure: a finding only where it is stored or registered
         decos = {last(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list}
-        if (in_class or (not depth and node.args.args)) and decos & CACHES and "CYC4" in self.fam:
-            self.hit("CYC402: cache decorator in a class or on a module-level function")
+        if (in_class or (not depth and node.args.args)) and decos & CACHES and "CYC4" in self.families:
+            self.send_on("CYC402: cache decorator in a class or on a module-level function")
             return
-        if in_class and "CYC4" in self.fam and any("cache" in name_tokens(d) for d in decos):
-            self.hit("CYC402: a helper named like a cache on a method (it may wrap lru_cache)")
+        if in_class and "CYC4" in self.families and any("cache" in name_tokens(d) for d in decos):
+            self.send_on("CYC402: a helper named like a cache on a method (it may wrap lru_cache)")
             return
         for d in node.decorator_list:
             self.expr(d, instance)
@@ -241,7 +241,7 @@ class Scan:
                 self.stores.instances.add(params[0].arg)
         parent = self.fn
         fn = Function(node.name, params[0].arg if params else None)
-        if "CYC4" in self.fam:
+        if "CYC4" in self.families:
             # a superset of holds.variable_holds for parameters: the annotation, else the name
             fn.sized = {p.arg for p in params + node.args.kwonlyargs if name_holds(p.arg) or (
                 p.annotation is not None and annotation_words(p.annotation) & (TENSOR_TYPES | MODULE_TYPES | self.module_classes))}
@@ -264,17 +264,17 @@ class Scan:
         self.functions.append(fn)
 
     def simple(self, node, instance):
-        fam = self.fam
+        families = self.families
         if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Name) and node.exc.id in self.exc_locals:
-            if "CYC4" in fam:
-                self.hit("CYC401: raise of a local exception")
+            if "CYC4" in families:
+                self.send_on("CYC401: raise of a local exception")
             return
         value = getattr(node, "value", None) if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) else None
         if self.fn.sized and isinstance(node, ast.Assign) and any(
                 isinstance(t, ast.Subscript) and target_root(t) in self.module_names
                 and ({n.id for n in walk(t.slice) if isinstance(n, ast.Name)}
                      | set(held_paths(node.value))) & self.fn.sized for t in node.targets):
-            self.hit("CYC404: a module or tensor argument stored in a container")
+            self.send_on("CYC404: a module or tensor argument stored in a container")
             return
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and value is not None:
             for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
@@ -282,13 +282,13 @@ class Scan:
         elif isinstance(node, ast.Return) and node.value is not None:
             self.fn.returns = True
         if value is not None:
-            calls, words = self.expr(value, instance)
+            calls, read_names = self.expr(value, instance)
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for t in targets:
                 if not self.found:
                     calls += self.expr(t, instance)[0]
         else:
-            calls, words = self.expr(node, instance)
+            calls, read_names = self.expr(node, instance)
         if self.found:
             return
         if isinstance(node, ast.AugAssign):
@@ -302,25 +302,25 @@ class Scan:
                 for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
                     if isinstance(t, (ast.Name, ast.Attribute)):
                         self.built[t.id if isinstance(t, ast.Name) else t.attr] = last(node.value.func)
-            reason = self.assign(node, instance, words)
+            reason = self.assign(node, instance, read_names)
             if reason:
-                self.hit(reason)
+                self.send_on(reason)
             if self.found:
                 return
         for owner, stored, slot in stores(node, calls):
             reason = self.store(owner, stored, slot, instance)
             if reason:
-                self.hit(reason)
+                self.send_on(reason)
                 return
 
-    def assign(self, node, instance, value_words: set[str]) -> str | None:
-        fam = self.fam
+    def assign(self, node, instance, value_names: set[str]) -> str | None:
+        families = self.families
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         names = {d for t in targets if (d := dotted(t))}
-        mentioned = {n for n in names if n.rsplit(".", 1)[-1] in value_words and mentions(node.value, n)}
+        mentioned = {n for n in names if n.rsplit(".", 1)[-1] in value_names and mentions(node.value, n)}
         if mentioned:  # acc = acc + x, self.ema = b * self.ema + ...
             self.accumulate()
-            if instance and "CYC3" in fam and any(
+            if instance and "CYC3" in families and any(
                     n.split(".")[0] == instance and grows(node.value, n) for n in mentioned):
                 self.state_growth("CYC305: self attribute recurrence", [node.value])
                 if self.found:
@@ -328,7 +328,7 @@ class Scan:
         subscripts = [t for t in targets if isinstance(t, ast.Subscript)]
         if subscripts:
             self.accumulate()
-        if instance and "CYC3" in fam and may_carry_graph(node.value) and any(
+        if instance and "CYC3" in families and may_carry_graph(node.value) and any(
                 (dotted(strip_items(t)) or "").split(".")[0] == instance and variable_key(t) for t in subscripts):
             self.state_growth("CYC305: store into a self container", [node.value])
             if self.found:
@@ -336,7 +336,7 @@ class Scan:
         for t in targets:
             if isinstance(t, ast.Name):
                 if instance and (self.captures(node.value, instance, None, instance)
-                                 or (instance in value_words and ctor_with(node.value, instance))):
+                                 or (instance in value_names and ctor_with(node.value, instance))):
                     self.aliases.add(t.id)  # fn = self._impl; head = Head(self)
                 if isinstance(node.value, ast.Lambda):
                     self.aliases.add(t.id)  # cb = lambda: self.f(); self.cb = cb
@@ -345,25 +345,25 @@ class Scan:
         return None
 
     def store(self, owner, value, slot, instance) -> str | None:
-        fam = self.fam
+        families = self.families
         if not owner:
             return None
         paths = held_paths(value)
         for p in paths:
-            if "CYC2" in fam and (owner == p or owner.startswith(p + ".")):
+            if "CYC2" in families and (owner == p or owner.startswith(p + ".")):
                 return "self.me = self, self.child.parent = self"
             self.links.append((owner, p))
-        if "CYC2" in fam and paths and self.fn.name == "forward" and owner.split(".")[0] == self.fn.first != instance:
+        if "CYC2" in families and paths and self.fn.name == "forward" and owner.split(".")[0] == self.fn.first != instance:
             return "CYC201: ctx.x = value in an autograd forward"
-        if instance and instance in paths and fam & {"CYC2", "CYC4"}:
+        if instance and instance in paths and families & {"CYC2", "CYC4"}:
             return "other.partner = self, Registry.instances.append(self)"
-        if fam & {"CYC1", "CYC2"} and any(p in self.aliases for p in paths):
+        if families & {"CYC1", "CYC2"} and any(p in self.aliases for p in paths):
             return "CYC1/CYC202: alias stored"
-        if "CYC1" in fam and self.captures(value, owner.split(".")[0], slot, instance):
+        if "CYC1" in families and self.captures(value, owner.split(".")[0], slot, instance):
             return "CYC1: capturing value stored"
-        if instance and "CYC2" in fam and owner.split(".")[0] == instance and ctor_with(value, instance):
+        if instance and "CYC2" in families and owner.split(".")[0] == instance and ctor_with(value, instance):
             return "CYC202: Cls(self) kept by the instance"
-        if "CYC4" in fam and any(p.endswith("__traceback__") for p in paths):
+        if "CYC4" in families and any(p.endswith("__traceback__") for p in paths):
             return "CYC401: traceback stored"
         return None
 
@@ -404,12 +404,12 @@ class Scan:
     def expr(self, node, instance) -> tuple[list[ast.Call], set[str]]:
         """Checks the calls (and tracebacks) of one statement, header or value in a single walk;
         returns its calls and the identifiers and attribute names it reads."""
-        fam = self.fam
+        families = self.families
         calls: list[ast.Call] = []
-        words: set[str] = set()
+        read_names: set[str] = set()
         for sub in walk(node):
             if isinstance(sub, ast.Name):
-                words.add(sub.id)
+                read_names.add(sub.id)
             elif isinstance(sub, ast.Call):
                 calls.append(sub)
                 name = last(sub.func)
@@ -420,33 +420,33 @@ class Scan:
                     self.attr_calls.append(sub)
                 if name in STEP_METHODS or name == "grad":
                     self.fn_step = True
-                if "CYC1" in fam and HOOK_RE.match(name):
-                    self.hit("CYC104: register_*hook")
-                    return calls, words
-                if "CYC4" in fam and sub.args and self.fn is not self.module_fn and dotted(sub.func) == "atexit.register":
-                    self.hit("CYC404: atexit.register in a function")
-                    return calls, words
-                if "CYC1" in fam and name == "__init__" and self.fn_instance and any(
+                if "CYC1" in families and HOOK_RE.match(name):
+                    self.send_on("CYC104: register_*hook")
+                    return calls, read_names
+                if "CYC4" in families and sub.args and self.fn is not self.module_fn and dotted(sub.func) == "atexit.register":
+                    self.send_on("CYC404: atexit.register in a function")
+                    return calls, read_names
+                if "CYC1" in families and name == "__init__" and self.fn_instance and any(
                         is_attr_of(a, self.fn_instance) and a.attr in self.methods
                         for a in sub.args + [k.value for k in sub.keywords]):
-                    self.hit("CYC103: own bound method handed to a base __init__")
-                    return calls, words
-                if "CYC4" in fam and name in KEPT_CALLS:
+                    self.send_on("CYC103: own bound method handed to a base __init__")
+                    return calls, read_names
+                if "CYC4" in families and name in KEPT_CALLS:
                     root = (dotted(sub.func) or "").split(".")[0]
                     if root in ("inspect", "sys") or (root == name and not sub.args):
-                        self.hit("CYC401: exc_info/frame call")
-                        return calls, words
-                if ("CYC4" in fam and self.fn.sized and name in STORE_METHODS and isinstance(sub.func, ast.Attribute)
+                        self.send_on("CYC401: exc_info/frame call")
+                        return calls, read_names
+                if ("CYC4" in families and self.fn.sized and name in STORE_METHODS and isinstance(sub.func, ast.Attribute)
                         and target_root(sub.func.value) in self.module_names
                         and {p for a in sub.args + [k.value for k in sub.keywords] for p in held_paths(a)} & self.fn.sized):
-                    self.hit("CYC404: a module or tensor argument stored in a module-level container")
-                    return calls, words
+                    self.send_on("CYC404: a module or tensor argument stored in a module-level container")
+                    return calls, read_names
                 if isinstance(sub.func, ast.Attribute) and (name in APPENDS or name in INPLACE):
                     if name in APPENDS and len(sub.args) != STORE_METHODS[name] + 1:
                         continue  # ops.add(a, b) is no container
                     self.accumulate()
                     if self.found:
-                        return calls, words
+                        return calls, read_names
                     base = sub.func.value
                     while isinstance(base, ast.Call) and isinstance(base.func, ast.Attribute):
                         base = base.func.value
@@ -457,17 +457,17 @@ class Scan:
                             and (dotted(strip_items(base)) or "").split(".")[0] == instance:
                         self.state_growth("CYC305: self container append / in-place", grown)
                         if self.found:
-                            return calls, words
+                            return calls, read_names
             elif isinstance(sub, ast.Attribute):
-                words.add(sub.attr)
+                read_names.add(sub.attr)
                 if isinstance(sub.ctx, ast.Store):
                     self.stores.attrs.add(sub.attr)
-                if sub.attr == "__traceback__" and "CYC4" in fam:
-                    self.hit("CYC401: __traceback__")
-                    return calls, words
+                if sub.attr == "__traceback__" and "CYC4" in families:
+                    self.send_on("CYC401: __traceback__")
+                    return calls, read_names
             elif isinstance(sub, ast.NamedExpr):
                 self.stores.bind(sub.target, sub.value)
         self.fn.calls += calls
         if self.fn is self.module_fn:
             self.outside += calls
-        return calls, words
+        return calls, read_names

@@ -30,7 +30,7 @@ def may_carry_graph(value: ast.AST) -> bool:
 
 
 def iter_names(expr: ast.AST) -> list[str]:
-    """As walker._iter_identifiers: identifiers of a loop's iterable, minus method names and wrappers."""
+    """As analysis.loops.iter_identifiers: identifiers of a loop's iterable, minus method names and wrappers."""
     out, stack = [], [expr]
     while stack:
         cur = stack.pop()

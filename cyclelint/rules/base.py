@@ -11,8 +11,8 @@ import libcst as cst
 Rewrite = tuple[tuple[cst.BaseExpression, str], ...]
 
 if TYPE_CHECKING:
-    from ..analysis.scopes import ClassInfo, Function
-    from ..analysis.walker import Store, Walker
+    from ..analysis.scopes import ClassInfo, Function, Store
+    from ..analysis.walker import Walker
     from ..project.records import Placed
 
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from ..analysis import exprs as ex
+from ..analysis.held import held_paths
 from ..analysis.scopes import Function
-from ..analysis.walker import held_paths
 from ..analysis.weak import is_weak
 from ..astutil import reaches
 from ..project.records import PendingCtor

@@ -10,9 +10,9 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 
 from ..analysis import exprs as ex
+from ..analysis.held import held_names
 from ..analysis.scopes import ClassInfo, Function
 from ..analysis.undo import undone_on_every_path
-from ..analysis.walker import held_names
 from ..analysis.weak import is_weak
 from ..project.records import PendingCtor
 from ..vocabulary import CLASS_NAMES, HOOK_RE, KEEPERS, PARTIALS, STORE_METHODS, TENSOR_HOOKS, WRAPPERS

@@ -5,9 +5,9 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis import exprs as ex
+from ..analysis.held import held_paths
 from ..analysis.holds import annotation_holds, annotation_of, comprehension_names, variable_holds
 from ..analysis.scopes import Function
-from ..analysis.walker import held_paths
 from ..analysis.weak import is_weak
 from ..project.records import PendingCache
 from ..vocabulary import CACHES, FRAME_CALLS, name_holds, torch_rooted
