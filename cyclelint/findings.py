@@ -19,7 +19,8 @@ OBSERVED = {
     "cycle": "a cycle the collector frees matches the finding",
     "loop": "the accumulator grows across passes of the flagged loop",
     "state": "the attribute grows across calls of the flagged method",
-    "survivor": "instances of the flagged class are still alive at exit",
+    "survivor": "instances of the flagged class are still alive at exit (outside a class: the registry grows "
+                "across calls of the flagged function)",
     "body": "as survivor, and the flagged line is a decorator: the method's body must run",
     "runtime": "a cycle with tensors that no static finding explains",
 }

@@ -161,12 +161,14 @@ def _judge_loops(findings, plan: Plan, evidence, confirmations) -> None:
             if not loop_growth(w.metric, samples):
                 continue
             first, last = samples[0], samples[-1]
-            where = "calls of the method" if w.at == "entry" else f"passes of the loop at line {w.line}"
+            where = f"calls of the function at line {w.line}" if w.at == "entry" else f"passes of the loop at line {w.line}"
             length = f", {first['length']} -> {last['length']} items" if last["length"] is not None else ""
             kept = (f"{first['nodes']} -> {last['nodes']} autograd nodes keeping "
                     f"{human_bytes(first['graph_bytes'])} -> {human_bytes(last['graph_bytes'])} of saved tensors")
             if last["nodes"] and not last["graph_bytes"]:
                 kept += " (backward() had already released them)"
+            elif not last["nodes"]:
+                kept = f"{first['tensors']} -> {last['tensors']} tensors, no autograd graph"
             confirmations[w.finding] = {
                 "status": CONFIRMED, "device": _device(last["devices"], bool(e.get("cuda_available"))),
                 "bytes": last["bytes"], "count": state["passes"], "nodes": last["nodes"],

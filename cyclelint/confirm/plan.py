@@ -54,8 +54,13 @@ def build_plan(findings: Sequence[Finding]) -> Plan:
                 watch.loops.append(LoopWatch(f"S{i}", i, "entry", first_line(func), expr))
         elif how in (observe.SURVIVOR, observe.BODY):
             cls = src.ancestor(stmt, (ast.ClassDef,))
+            func = src.ancestor(stmt, _FUNCS) if cls is None and how == observe.SURVIVOR else None
+            expr = accumulator(stmt) if func is not None else None
             if cls is not None:
                 plan.survivors.append(SurvivorWatch(i, src.qualname(cls), path))
+            elif expr:
+                # a registry filled by a plain function has no instances to count: it grows across its calls
+                watch.loops.append(LoopWatch(f"S{i}", i, "entry", first_line(func), expr, "bytes"))
     return plan
 
 
