@@ -48,9 +48,14 @@ def big_tree(tmp_path_factory):
     return tmp
 
 
+def default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start(tree, jobs: str) -> tuple[subprocess.Popen, list[int]]:
+    # as from a terminal: a runner started in the background (`pytest &`) ignores SIGINT, and its children inherit that
     proc = subprocess.Popen([tool("cyclelint"), "--no-cache", "-j", jobs, "."], cwd=tree, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, start_new_session=True)
+                            stderr=subprocess.PIPE, start_new_session=True, preexec_fn=default_sigint)
     workers: list[int] = []
     deadline = time.monotonic() + 60
     # linting has begun once the workers are up, or (alone) once it has spent a second of CPU time
