@@ -56,6 +56,7 @@ class Candidate:
     backward_only: bool = False  # counts only in loops that call backward()/step()
     fix: Rewrite | None = None  # the safe rewrite, for CYC301/CYC302
     slot_of: str | None = None  # ``self.X[i] = v``: X, judged once every assignment of self.X in the class is known
+    key_attr: str | None = None  # ``d[self.K] = v``: K, a fixed key (one entry, overwritten) if only __init__ sets it
     why: str | None = None  # where the value's graph comes from, when the message should say it
 
 
@@ -83,6 +84,9 @@ class AccumulationRule(Checker):
         self.consumed: set[tuple[int, str]] = set()  # (function, local) returned or combined (cat/stack/sum)
         self.drained: set[tuple[str, str]] = set()  # (class, self.X) some method pops: a queue, not a history
         self.attr_lists: dict[tuple[str, str], bool] = {}
+        # (class, attr) of self assigned in __init__ / in any other method: the first only are fixed per instance
+        self.set_in_init: set[tuple[str, str]] = set()
+        self.set_later: set[tuple[str, str]] = set()
 
     # -- events ------------------------------------------------------------
     def on_augassign(self, node, fn):
@@ -108,6 +112,7 @@ class AccumulationRule(Checker):
                 kept.discard((id(fn), name))
 
     def on_store(self, store, fn):
+        self._note_own_attr(store, fn)
         if store.augmented:
             return  # judged by on_augassign
         path = store.owner
@@ -120,7 +125,8 @@ class AccumulationRule(Checker):
         elif store.kind == "item" and path and _keyed_by_variable(store.stmt) and (id(fn), path) not in self.lists:
             head, _, attr = path.partition(".")
             slot_of = attr if head == fn.instance and attr and "." not in attr else None
-            self._add(store.stmt, "CYC302", path, store.value, self.walker.value(store.value), fn, slot_of=slot_of)
+            self._add(store.stmt, "CYC302", path, store.value, self.walker.value(store.value), fn, slot_of=slot_of,
+                      key_attr=_own_attr_key(store.stmt, fn.instance))
         elif store.kind == "attr" and store.target:
             method = fn.enclosing_method()
             head, _, attr = store.target.partition(".")
@@ -131,6 +137,12 @@ class AccumulationRule(Checker):
                 self._recurrence(store.stmt, store.target, store.value, fn)
             elif fn.instance and store.target.startswith(fn.instance + "."):
                 self.resets.setdefault(id(fn), set()).add(store.target)
+
+    def _note_own_attr(self, store, fn: Function) -> None:
+        method = fn.enclosing_method()
+        head, _, attr = (store.target or "").partition(".")
+        if store.kind == "attr" and method and method.cls and head == fn.instance and attr and "." not in attr:
+            (self.set_in_init if method is fn and fn.name == "__init__" else self.set_later).add((method.cls.name, attr))
 
     def on_return(self, node, fn):
         if node.value is not None:
@@ -185,7 +197,8 @@ class AccumulationRule(Checker):
         self._add(stmt, code, acc, value, self.walker.value(value), fn, backward_only=not _grows(value, acc))
 
     def _add(self, stmt, code, acc, expr, val: Value, fn: Function, backward_only: bool = False,
-             spread: bool = False, fixes: list[cst.BaseExpression] | None = None, slot_of: str | None = None) -> None:
+             spread: bool = False, fixes: list[cst.BaseExpression] | None = None, slot_of: str | None = None,
+             key_attr: str | None = None) -> None:
         root = acc.split(".", 1)[0]
         binding = fn.bindings.get(root)
         if root == fn.instance or binding is None:
@@ -196,7 +209,7 @@ class AccumulationRule(Checker):
         if loops or state:
             fix = None if backward_only else self._rewrite(stmt, fixes or [expr], code, acc, fn, spread)
             self.cands.setdefault(id(fn), []).append(
-                Candidate(stmt, code, acc, expr, val, loops, state, fn, backward_only, fix, slot_of))
+                Candidate(stmt, code, acc, expr, val, loops, state, fn, backward_only, fix, slot_of, key_attr))
 
     def _rewrite(self, stmt, exprs: list[cst.BaseExpression], code: str, acc: str, fn: Function,
                  spread: bool) -> Rewrite | None:
@@ -315,9 +328,14 @@ class AccumulationRule(Checker):
         return all(not mode or self._grad_off(caller, seen | {name}) for mode, caller in calls)
 
     def _slot_overwrite(self, c: Candidate) -> bool:
-        """``self.X[i] = v`` with self.X only ever a list in its class: a slot overwritten, not growth."""
+        """``self.X[i] = v`` with self.X only ever a list in its class, or ``d[self.K] = v`` with self.K set
+        only by ``__init__`` (one key per instance, every call and iteration): a slot overwritten, not growth."""
         method = c.fn.enclosing_method() if c.fn else None
-        return bool(c.slot_of and method and method.cls and self.attr_lists.get((method.cls.name, c.slot_of)))
+        if not (method and method.cls):
+            return False
+        cls = method.cls.name
+        fixed_key = (cls, c.key_attr) in self.set_in_init - self.set_later
+        return fixed_key or bool(c.slot_of and self.attr_lists.get((cls, c.slot_of)))
 
     def _emit(self, c: Candidate, code: str) -> None:
         if self._slot_overwrite(c):
@@ -384,6 +402,16 @@ def _keyed_by_variable(stmt: cst.CSTNode) -> bool:
             if isinstance(index, cst.Index) and not isinstance(index.value, (cst.SimpleString, cst.Integer)):
                 return True
     return False
+
+
+def _own_attr_key(stmt: cst.CSTNode, instance: str | None) -> str | None:
+    """K of ``d[self.K] = v`` (``self`` being ``instance``)."""
+    target = stmt.targets[0].target if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 else None
+    if isinstance(target, cst.Subscript) and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index):
+        head, _, attr = (ex.dotted(target.slice[0].slice.value) or "").partition(".")
+        if instance and head == instance and attr and "." not in attr:
+            return attr
+    return None
 
 
 def _concat_of(value: cst.BaseExpression, acc: str) -> bool:
