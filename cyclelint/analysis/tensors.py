@@ -117,6 +117,9 @@ class Evaluator:
         self.functions: set[str] = set()
         self.later_methods: dict[str, set[str]] = {}  # class -> every method its body defines (known upfront)
         self.returns_via: dict[tuple[str, str], set[str]] = {}  # function -> RETURNS_OF deps of what it returns
+        # function -> what each position of the tuple it returns holds, when every return is a tuple display of
+        # one length (None once they disagree): ``loss, stats = step(...)`` gives each name its own value
+        self.returns_at: dict[tuple[str, str], tuple[Value, ...] | None] = {}
         self._memo: dict[int, Value] | None = None  # values of the sub-expressions of the expression being evaluated
 
 
@@ -278,6 +281,25 @@ class Evaluator:
             method = fn.enclosing_method()
             return (method.cls.name, func.attr.value) if method and method.cls else None
         return None
+
+    def note_tuple_return(self, key: tuple[str, str], parts: tuple[Value, ...] | None) -> None:
+        """One more ``return a, b`` of the function ``key`` (``parts`` None: a return of anything else)."""
+        if key in self.returns_at:
+            seen = self.returns_at[key]
+            parts = None if seen is None or parts is None or len(seen) != len(parts) else tuple(
+                Value(a.attached or b.attached, a.tensor or b.tensor) for a, b in zip(seen, parts))
+        self.returns_at[key] = parts
+
+    def unpacked(self, call: cst.BaseExpression, fn: Function, count: int) -> tuple[Value, ...] | None:
+        """What each of ``count`` names unpacked from ``call`` holds, where the function called (of this
+        file, defined above) returns tuples of that length; None where nothing says."""
+        if not isinstance(call, cst.Call):
+            return None
+        key = self._own_callee(call.func, fn)
+        parts = self.returns_at.get(key) if key else None
+        if parts is None or len(parts) != count:
+            return None
+        return tuple(Value(p.attached and fn.grad_enabled, p.tensor) for p in parts)
 
     def returns_later(self, v: Value) -> str | None:
         """The function of this file ``v`` comes from, if it turned out to return a graph, itself or

@@ -200,8 +200,10 @@ class Walker:
                     self.assign(t, v.value, stmt)
                 return
             whole = self.value(value)
-            for t in elements:
-                self.assign_unpacked(t, value, whole, stmt)
+            parts = None if any(isinstance(t, cst.StarredElement) for t in elements) else self.evaluator.unpacked(
+                value, self.fn, len(elements))
+            for i, t in enumerate(elements):
+                self.assign_unpacked(t, value, parts[i] if parts else whole, stmt)
             return
         if isinstance(target, cst.StarredElement):
             self.assign_unpacked(target.value, value, self.value(value), stmt)
@@ -228,6 +230,9 @@ class Walker:
         owner = fn.cls.name if fn.cls and fn.is_method else "" if fn.parent and fn.parent.is_module else None
         if owner is not None and node.value is not None:
             val = self.value(node.value)
+            elements = node.value.elements if isinstance(node.value, cst.Tuple) else None
+            self.evaluator.note_tuple_return((owner, fn.name), None if elements is None or any(
+                isinstance(e, cst.StarredElement) for e in elements) else tuple(self.value(e.value) for e in elements))
             if val.attached:
                 self.evaluator.returns.add((owner, fn.name))
             later = {d for d in val.deps if d.startswith(RETURNS_OF)}
@@ -263,7 +268,14 @@ class Walker:
             self.emit_store(Store(stmt, owner, slot, value, "attr", augmented=augmented))
         elif isinstance(target, cst.Subscript):
             owner = ex.dotted(ex.strip_items(target))
+            self.put_into_local(owner, value)
             self.emit_store(Store(stmt, owner, (owner + "[]") if owner else None, value, "item", augmented=augmented))
+
+    def put_into_local(self, owner: str | None, value: cst.BaseExpression) -> None:
+        """``stats[k] = v`` with ``stats`` a local of this function: the container now holds ``v`` too."""
+        held = self.fn.env.get(owner) if owner else None
+        if held is not None and not held.module:
+            self.fn.env[owner] = held | self.value(value)
 
     def emit_store(self, store: Store) -> None:
         fn = self.fn
@@ -297,7 +309,9 @@ class Walker:
         is_mod = iter_val.module or any(MODULE_ITER_RE.search(n) for n in iter_names)
         fn.loops.append(loop)
         for name in loop.targets:
-            self.bind(name, None, node, Value(tensor=loop.data_iter, module=is_mod))
+            # an element of what is walked: ``for k, v in stats.items()`` holds what stats holds
+            self.bind(name, None, node, Value(iter_val.attached, loop.data_iter or iter_val.tensor, is_mod,
+                                              iter_val.deps))
         self._loop_body(loop, node)
 
     def _loop_body(self, loop: Loop, node: cst.For | cst.While) -> None:

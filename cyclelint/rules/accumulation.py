@@ -183,8 +183,10 @@ class AccumulationRule(Checker):
         recv = ex.receiver(call)
         if name and recv is not None:
             target = self.walker.value(recv)
-            # a helper object's method (meter.update(loss)); a model's methods run its forward pass
-            cls = target.cls if not target.module else None
+            # a helper object's method (meter.update(loss)), or one of this class (self.store(stats));
+            # a model's methods run its forward pass
+            own = ex.dotted(recv) == fn.instance and method is not None and method.cls is not None
+            cls = method.cls.name if own else target.cls if not target.module else None
             if cls:
                 for i, a in enumerate(call.args):
                     slot = a.keyword.value if a.keyword else i
