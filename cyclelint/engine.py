@@ -11,7 +11,7 @@ from .classtable import cache_factories, class_summaries
 from .documents import NotebookError, open_document
 from .files import read_source, unreadable
 from .findings import RULES, FileWarning, Finding
-from .grad_wrappers import grad_off_by_class, may_turn_grad_off
+from .grad_wrappers import grad_off_by_class, grad_off_decorators, may_turn_grad_off
 from .noqa import SKIP_FILE, noqa_codes, suppressed, unknown_codes
 from .parsing import AstError, libcst_may_try, libcst_syntax_message, parse_ast
 from .prefilter import scan_file
@@ -57,6 +57,7 @@ def lint_source(source: bytes | str, path: str, enabled: frozenset[str], apply_n
             if not found:
                 result.classes = {name: ClassSummary(**c) for name, c in class_summaries(tree, may_turn_grad_off(raw)).items()}
                 result.cache_factories = cache_factories(tree)
+                result.grad_off_decorators = grad_off_decorators(tree) if may_turn_grad_off(raw) else []
                 result.feeds = sorted(feeds)
                 return result
         _parse_and_analyse(source, path, enabled, result, apply_noqa, ast_error, edits, tree)
@@ -117,10 +118,13 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
     reports: list[tuple[object, str, str, object]] = []
     handed: list[tuple[object, Placed]] = []  # (node, record) that only the whole project can judge
     facts = FileFacts(path)
+    may_wrap = tree is not None and may_turn_grad_off(text)
+    result.grad_off_decorators = grad_off_decorators(tree) if may_wrap else []
+    facts.grad_off_decorators = set(result.grad_off_decorators)
     rules = [rule(lambda *report: reports.append(report), enabled, lambda *record: handed.append(record))
              for rule in ALL_RULES if set(rule.codes) & enabled]
     Walker(facts, rules).run(module)
-    grad_off = grad_off_by_class(tree) if tree is not None and may_turn_grad_off(text) else {}
+    grad_off = grad_off_by_class(tree) if may_wrap else {}
     for name, info in facts.classes.items():
         result.classes[name] = ClassSummary(
             info.init_params, sorted(info.kept_params), info.bases, info.is_module, "__init__" in info.methods,

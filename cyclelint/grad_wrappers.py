@@ -48,6 +48,34 @@ def grad_off_methods(cls: ast.ClassDef) -> list[str]:
     return sorted({m for m, w in rebound if w in methods and _wraps_without_grad(methods[w], off_flags)})
 
 
+def grad_off_decorators(tree: ast.Module) -> list[str]:
+    """Module-level functions that apply ``no_grad()``/``inference_mode()`` to a function they are given,
+    themselves or through an inner decorator (ultralytics' ``smart_inference_mode()`` returns ``decorate(fn)``,
+    which returns ``(torch.inference_mode if new else torch.no_grad)()(fn)``): what they decorate runs with
+    autograd off."""
+    return sorted(node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                  and _applies_grad_off(node))
+
+
+def _applies_grad_off(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    params: set[str] = set()
+    for node in ast.walk(func):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            params |= {p.arg for p in node.args.posonlyargs + node.args.args}
+    for node in ast.walk(func):
+        if (isinstance(node, ast.Call) and len(node.args) == 1 and isinstance(node.args[0], ast.Name)
+                and node.args[0].id in params and isinstance(node.func, ast.Call)
+                and all(_grad_off(ast.Call(f, node.func.args, node.func.keywords), None, set())
+                        for f in _alternatives(node.func.func))):
+            return True
+    return False
+
+
+def _alternatives(expr: ast.expr) -> list[ast.expr]:
+    """``a if c else b``: either may be what is called."""
+    return _alternatives(expr.body) + _alternatives(expr.orelse) if isinstance(expr, ast.IfExp) else [expr]
+
+
 def grad_off_by_class(tree: ast.Module) -> dict[str, list[str]]:
     """:func:`grad_off_methods` of every top-level class of the module that has some."""
     out = {}

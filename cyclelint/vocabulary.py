@@ -60,6 +60,12 @@ CACHES = frozenset({"lru_cache", "cache"})
 TENSOR_TYPES = frozenset({"Tensor", "Parameter", "FloatTensor", "LongTensor", "DTensor"})
 MODULE_TYPES = frozenset({"Module", "ModuleList", "ModuleDict", "Sequential"})
 FRAME_CALLS = frozenset({"currentframe", "_getframe", "stack", "trace"})
+# Decorators of the language, typing and torch that neither cache a method nor hide what it does with grad
+# (no need to ask the project about them).
+KNOWN_DECORATORS = frozenset({
+    "property", "cached_property", "setter", "getter", "deleter", "abstractmethod", "overload", "override", "wraps",
+    "contextmanager", "asynccontextmanager", "no_grad", "inference_mode", "enable_grad", "unused", "ignore", "export",
+    "deprecated", "staticmethod", "classmethod"})
 
 # -- naming: what a called name says about the value -------------------------
 MODEL_NOUNS = frozenset(

@@ -2,6 +2,7 @@
 training loop in another (which the pre-filter alone would answer without libcst)."""
 import json
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -101,3 +102,20 @@ def test_a_warm_run_resolves_the_project_without_libcst(tmp_path):
     assert {(path, code) for path, _, code, _ in cold} == {("./model.py", "CYC202"), ("./meters.py", "CYC305")}, cold
     assert warm == cold
     assert "libcst imported: True" in runs[0].stderr and "libcst imported: False" in runs[1].stderr
+
+
+DECORATED = Path(__file__).parent.parent / "fixtures" / "cyc3" / "decorated"
+
+
+@pytest.mark.parametrize("args", [("--no-cache", "--jobs", "1"), ("--no-cache", "--jobs", "2")])
+def test_a_project_decorator_that_turns_grad_off_is_known_across_files(tmp_path, cyclelint, args):
+    """ultralytics' smart_inference_mode: defined in one file, it decorates a method of another. Only the
+    whole tree says that the method runs without grad; a plain decorator of the project changes nothing."""
+    for path in DECORATED.glob("*.py"):
+        (tmp_path / path.name).write_bytes(path.read_bytes())
+    grown = {name: 1 + (tmp_path / name).read_text().splitlines().index(
+        '        self.memory_bank.append({"features": features})' + mark)
+        for name, mark in (("memory_clean.py", ""), ("memory_leak.py", "  # expect: CYC305"))}
+    assert rows(cyclelint, tmp_path, *args) == [("./memory_leak.py", grown["memory_leak.py"], "CYC305")]
+    (tmp_path / "_decorators.py").unlink()  # nothing tells what inference_only does: judged as the code says
+    assert rows(cyclelint, tmp_path, *args) == [(f"./{name}", line, "CYC305") for name, line in sorted(grown.items())]

@@ -58,10 +58,12 @@ SAFE_ATTRS = frozenset(
 SAFE_CALLS = frozenset(
     {
         "float", "int", "bool", "str", "len", "repr", "isinstance", "issubclass", "hasattr",
-        "getattr", "print", "id", "type", "format", "hash", "callable", "range", "enumerate",
-        "zip", "iter", "next", "open", "sorted", "reversed", "dict", "set", "frozenset",
+        "getattr", "print", "id", "type", "format", "hash", "callable", "range", "open",
     }
 )
+# Builtins whose result holds their arguments or their elements: ``dict(loss=loss)``, ``next(iter(outs))``.
+HOLDING_CALLS = frozenset({"dict", "list", "tuple", "set", "frozenset", "sorted", "reversed", "zip", "enumerate",
+                           "iter", "next"})
 SAFE_ROOTS = frozenset({"math", "np", "numpy", "time", "os", "logging", "logger", "json", "random"})
 TORCH_UNATTACHED = frozenset(
     {
@@ -233,12 +235,17 @@ class Evaluator:
             for a in args:
                 out = out | self.value(a, fn)
             return Value(out.attached and grad, True, False, out.deps)
+        if name in HOLDING_CALLS:
+            out = SAFE
+            for a in call.args:
+                out = out | self.value(a.value, fn)
+            return out
         if name in ("sum", "max", "min", "abs", "round", "pow"):
             out = SAFE
             for a in args:
                 out = out | self.value(a, fn)
             return out
-        if last[:1].isupper() and isinstance(call.func, (cst.Name, cst.Attribute)):  # SomeClass(...)
+        if last.lstrip("_")[:1].isupper() and isinstance(call.func, (cst.Name, cst.Attribute)):  # SomeClass(...)
             is_mod = (last in self.module_classes or model_like(last) or last.endswith("Loss")
                       or (name or "").startswith("nn."))  # nn.ModuleList(...) with ``from torch import nn``
             return Value(module=is_mod, cls=None if torch_rooted(name) else last)
@@ -337,6 +344,9 @@ class Evaluator:
             return True
         if isinstance(func, cst.Name) and func.value in self.functions and not _bound_locally(fn, func.value):
             return loss_like(last)  # a function named like a model is no model
+        aliased = _aliased_attrs(fn, func.value) if isinstance(func, cst.Name) else None
+        if aliased is not None:  # ``item_generator = data.items``: judged by what it names, not by its own name
+            return any(model_like(a) or loss_like(a) for a in aliased)
         return bool(last) and (loss_like(last) or (model_like(last) and isinstance(func, cst.Name)))
 
 
@@ -348,6 +358,23 @@ def _bound_locally(fn: Function, name: str) -> bool:
             return True
         scope = scope.parent
     return False
+
+
+def _aliased_attrs(fn: Function, name: str) -> list[str] | None:
+    """The attribute names a local was last bound to (``f = obj.items`` or ``f = a.x if c else b.y``),
+    when that binding is a plain alias of attributes; else None."""
+    scope: Function | None = fn
+    while scope is not None and not scope.is_module and name not in scope.bindings:
+        scope = scope.parent
+    binding = scope.bindings.get(name) if scope is not None and not scope.is_module else None
+    stmt = binding.stmt if binding is not None else None
+    if not (isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0].target, cst.Name)):
+        return None
+    value = stmt.value
+    parts = [value.body, value.orelse] if isinstance(value, cst.IfExp) else [value]
+    if not all(isinstance(p, cst.Attribute) for p in parts):
+        return None
+    return [p.attr.value for p in parts]
 
 
 def _no_graph_unless(grad: bool, v: Value) -> Value:

@@ -382,7 +382,8 @@ class Walker:
             instance = params[0] if params and kind in ("method", "property", "cached_property") else None
         else:
             instance = parent.instance if parent.instance not in params else None
-        no_grad = any(d in NO_GRAD_CONTEXTS for d in decos) or (not is_method and not parent.grad_enabled)
+        no_grad = any(d in NO_GRAD_CONTEXTS or d in self.facts.grad_off_decorators for d in decos) or (
+            not is_method and not parent.grad_enabled)
         fn = Function(node, name, parent, parent.cls if is_method else None, instance, params, no_grad=no_grad)
         fn.is_method = is_method
         for p in params:

@@ -56,6 +56,7 @@ class PendingState(Placed):
     deps: list[str]  # the parameters the grown value comes from
     message: str
     attached: bool = False  # judged attached in its file: reported unless a base class runs the method with grad off
+    decorators: list[str] = field(default_factory=list)  # of the method, defined elsewhere: one may turn grad off
 
 
 @dataclass
@@ -83,6 +84,7 @@ class FileResult:
     warnings: list[FileWarning] = field(default_factory=list)
     cells: list[int] | None = None  # a notebook: the first line of each code cell (notebook.place)
     cache_factories: list[str] = field(default_factory=list)  # module-level functions that build an lru_cache
+    grad_off_decorators: list[str] = field(default_factory=list)  # module-level functions: decoratee runs grad off
     caches: list[PendingCache] = field(default_factory=list)
 
 

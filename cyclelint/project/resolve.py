@@ -66,6 +66,7 @@ def _resolve_states(results: list[FileResult]) -> None:
     if not any(res.states for res in results):
         return
     files, homes = _class_index(results)
+    grad_off_decorators = {name for res in results for name in res.grad_off_decorators}
     fed: dict[tuple[str, str, str], set] = {}  # (file, class, method) -> slots some caller feeds a graph
     for res in results:
         for cls, method, slot in res.evidence:
@@ -76,6 +77,8 @@ def _resolve_states(results: list[FileResult]) -> None:
             chain = _with_bases(st.cls, res.path, files, homes)
             if any(st.method in files[home].classes[name].grad_off for home, name in chain):
                 continue  # the method always runs under the class's own no_grad wrapper
+            if grad_off_decorators.intersection(st.decorators):
+                continue  # decorated with a function of the project that runs it under no_grad/inference_mode
             # forward() of a module (its base being a module class of another file) receives graphs
             forward = st.method == "forward" and any(files[home].classes[name].is_module for home, name in chain)
             fed_here = set(st.deps) & slot_params(fed.get((res.path, st.cls, st.method), ()), st.params)

@@ -14,9 +14,9 @@ import libcst as cst
 
 from ..analysis import exprs as ex
 from ..analysis.scopes import Function, Loop
-from ..analysis.tensors import RETURNS_OF, Value
+from ..analysis.tensors import HOLDING_CALLS, RETURNS_OF, Value
 from ..project.records import PendingState, slot_params
-from ..vocabulary import APPENDS, CONCAT_FUNCS, INPLACE, MODULE_TYPES, dunder
+from ..vocabulary import APPENDS, CONCAT_FUNCS, INPLACE, KNOWN_DECORATORS, MODULE_TYPES, dunder
 from .base import Checker, Rewrite
 from .fix_safety import Proofs
 
@@ -304,14 +304,17 @@ class AccumulationRule(Checker):
             if source:
                 c.why = f"{source}() returns a graph-attached value"
             known = bool(c.value.attached or c.value.deps & attached or source)
-            if known and not method.cls.bases:
+            # a decorator of another file may run the method with grad off: the project says
+            decorators = [d for d in map(ex.last_part, ex.decorator_names(method.node))
+                          if d not in KNOWN_DECORATORS] if method.node else []
+            if known and not method.cls.bases and not decorators:
                 self._emit(c, "CYC305")
             elif "CYC305" in self.enabled and not self._slot_overwrite(c) and (known or (
                     c.value.deps & set(params) and not dunder(method.name))):  # a caller elsewhere may pass a graph
                 # judged with the project: a base class in another file may run the method with grad off
                 self.hand_on(c.stmt, PendingState(
                     method.cls.name, method.name, params, sorted(c.value.deps & set(params)),
-                    _message("CYC305", c), known))
+                    _message("CYC305", c), known, decorators))
         self.state = []
         if "CYC305" in self.enabled:
             self.walker.facts.evidence += [(cls, method, slot) for (cls, method), slots in self.evidence.items()
@@ -425,8 +428,16 @@ def _concat_of(value: cst.BaseExpression, acc: str) -> bool:
 
 
 def _message(code: str, c: Candidate) -> str:
-    text = MESSAGES[code].format(acc=c.acc, val=_short(c.expr))
+    val = _short(c.expr)
+    text = MESSAGES[code].format(acc=c.acc, val=val)
+    if _container(c.expr):  # a dict or list holds the tensors: they are what to detach, not the container
+        text = text.replace(f"{val}.detach()", f"{val} with each tensor in it detached")
     return f"{text} ({c.why})" if c.why else text
+
+
+def _container(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, (cst.Dict, cst.List, cst.Tuple, cst.DictComp, cst.ListComp)) or (
+        isinstance(expr, cst.Call) and ex.callee(expr) in HOLDING_CALLS)
 
 
 def _short(expr: cst.BaseExpression) -> str:

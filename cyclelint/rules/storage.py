@@ -10,7 +10,7 @@ from ..analysis.holds import annotation_holds, annotation_of, comprehension_name
 from ..analysis.scopes import Function
 from ..analysis.weak import is_weak
 from ..project.records import PendingCache
-from ..vocabulary import CACHES, FRAME_CALLS, name_holds, torch_rooted
+from ..vocabulary import CACHES, FRAME_CALLS, KNOWN_DECORATORS, name_holds, torch_rooted
 from .base import Checker
 
 MSG_EXC = ("{what} kept in {where}: its traceback holds this frame and every local in it (tensors included) in a "
@@ -33,12 +33,6 @@ MSG_ATEXIT = ("atexit.register({what}) on every call of {fn}: the process-wide a
               "track the live objects in a weakref.WeakSet")
 MSG_CLASS = ("class {name} is created anew on every call of {fn}: a class always sits in a cycle and keeps what its "
              "methods close over until the collector runs; define it at module level")
-
-
-# Decorators of methods that are known not to cache (no need to ask the project about them).
-NOT_CACHES = frozenset({"property", "cached_property", "setter", "getter", "deleter", "abstractmethod", "overload",
-                        "override", "wraps", "contextmanager", "asynccontextmanager", "no_grad", "inference_mode",
-                        "enable_grad", "unused", "ignore", "export", "deprecated"})
 
 
 class StorageRule(Checker):
@@ -256,7 +250,7 @@ class StorageRule(Checker):
                 self.report(deco, "CYC402", MSG_CACHE.format(deco=f"functools.{name}", name=method,
                                                              why=f"{cls.name}: {why}"))
                 continue
-            wrapper = name not in CACHES and name and name not in NOT_CACHES and not torch_rooted(
+            wrapper = name not in CACHES and name and name not in KNOWN_DECORATORS and not torch_rooted(
                 ex.dotted(deco.decorator.func if isinstance(deco.decorator, cst.Call) else deco.decorator))
             if "CYC402" in self.enabled and (wrapper or name in CACHES) and (why or cls.bases):
                 # known once every file is read: a helper of the project that wraps lru_cache, or a
