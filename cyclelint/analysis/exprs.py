@@ -200,3 +200,32 @@ def dotted_paths(node: cst.CSTNode) -> set[str]:
         else:
             stack.extend(child_nodes(cur))
     return out
+
+
+IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
+
+
+def never_raised(handler: cst.ExceptHandler | cst.ExceptStarHandler, body: cst.BaseSuite) -> bool:
+    """``except ImportError`` around a body that only binds names and attributes to plain values
+    (``Cls.available = True``, ``self.size = size``): only import machinery raises ImportError, and
+    nothing there imports, calls or raises, so the handler never runs."""
+    kind = handler.type
+    types = [e.value for e in kind.elements] if isinstance(kind, cst.Tuple) else [kind] if kind is not None else []
+    if not types or any(last_part(dotted(t)) not in IMPORT_ERRORS for t in types):
+        return False
+    for line in body.body:
+        if not isinstance(line, cst.SimpleStatementLine):
+            return False
+        for small in line.body:
+            if isinstance(small, cst.Pass):
+                continue
+            if not isinstance(small, cst.Assign) or not _plain(small.value) or not all(
+                    isinstance(t.target, cst.Name) or (isinstance(t.target, cst.Attribute)
+                                                       and isinstance(t.target.value, cst.Name))
+                    for t in small.targets):
+                return False
+    return True
+
+
+def _plain(value: cst.BaseExpression) -> bool:
+    return isinstance(value, (cst.Name, cst.Integer, cst.Float, cst.SimpleString))

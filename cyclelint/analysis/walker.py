@@ -350,6 +350,8 @@ class Walker:
         fn = self.fn
         self.suite(node.body)
         for handler in node.handlers:
+            if ex.never_raised(handler, node.body):
+                continue  # dead code: no rule reports what cannot run
             if handler.type is not None:
                 self.header(handler.type, handler)
             name = handler.name.name.value if handler.name and isinstance(handler.name.name, cst.Name) else None
