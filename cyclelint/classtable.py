@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from .astutil import attribute_stores, class_functions, dotted, held_paths, last, statements
-from .grad_wrappers import grad_off_methods
+from .grad_wrappers import grad_off_methods, no_grad_defs
 from .vocabulary import CACHES, name_tokens
 
 
@@ -44,7 +44,8 @@ def class_summaries(tree: ast.Module, grad_wrappers: bool = True) -> dict:
                     if owner == this:
                         kept |= {p for p in held_paths(value) if "." not in p} & set(params)
         out[node.name] = {"params": params, "kept": sorted(kept), "bases": bases, "is_module": is_module,
-                          "has_init": bool(inits), "grad_off": grad_off_methods(node) if grad_wrappers else []}
+                          "has_init": bool(inits), "grad_off": grad_off_methods(node) if grad_wrappers else [],
+                          "no_grad_defs": no_grad_defs(node) if grad_wrappers else []}
     return out
 
 

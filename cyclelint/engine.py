@@ -128,7 +128,7 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
     for name, info in facts.classes.items():
         result.classes[name] = ClassSummary(
             info.init_params, sorted(info.kept_params), info.bases, info.is_module, "__init__" in info.methods,
-            grad_off.get(name, []),
+            *grad_off.get(name, ([], [])),
         )
     result.evidence = facts.evidence
     result.cache_factories = cache_factories(tree) if tree is not None else []

@@ -48,6 +48,15 @@ def grad_off_methods(cls: ast.ClassDef) -> list[str]:
     return sorted({m for m, w in rebound if w in methods and _wraps_without_grad(methods[w], off_flags)})
 
 
+def no_grad_defs(cls: ast.ClassDef) -> list[str]:
+    """Methods ``cls`` defines under ``@torch.no_grad()``/``@torch.inference_mode()`` (the last definition of a
+    name is the method: ``@overload`` stubs come first). Unlike :func:`grad_off_methods` an override in a
+    subclass runs as it is written, so this holds for calls on instances of ``cls`` itself."""
+    last_defs = {f.name: f for f in cls.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    return sorted(name for name, f in last_defs.items() if any(
+        _grad_off(d, None, set()) or (dotted(d) or "").rsplit(".", 1)[-1] in NO_GRAD for d in f.decorator_list))
+
+
 def grad_off_decorators(tree: ast.Module) -> list[str]:
     """Module-level functions that apply ``no_grad()``/``inference_mode()`` to a function they are given,
     themselves or through an inner decorator (ultralytics' ``smart_inference_mode()`` returns ``decorate(fn)``,
@@ -76,13 +85,13 @@ def _alternatives(expr: ast.expr) -> list[ast.expr]:
     return _alternatives(expr.body) + _alternatives(expr.orelse) if isinstance(expr, ast.IfExp) else [expr]
 
 
-def grad_off_by_class(tree: ast.Module) -> dict[str, list[str]]:
-    """:func:`grad_off_methods` of every top-level class of the module that has some."""
+def grad_off_by_class(tree: ast.Module) -> dict[str, tuple[list[str], list[str]]]:
+    """:func:`grad_off_methods` and :func:`no_grad_defs` of every top-level class of the module that has some."""
     out = {}
     for node in tree.body:
         if isinstance(node, ast.ClassDef):
-            found = grad_off_methods(node)
-            if found:
+            found = grad_off_methods(node), no_grad_defs(node)
+            if found[0] or found[1]:
                 out[node.name] = found
     return out
 

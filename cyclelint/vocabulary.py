@@ -59,6 +59,9 @@ CACHES = frozenset({"lru_cache", "cache"})
 # Annotations that say a value is of size: a tensor or a module.
 TENSOR_TYPES = frozenset({"Tensor", "Parameter", "FloatTensor", "LongTensor", "DTensor"})
 MODULE_TYPES = frozenset({"Module", "ModuleList", "ModuleDict", "Sequential"})
+# typing constructs an annotation may name instead of a class of the code
+TYPING_NAMES = frozenset({"Any", "Callable", "Optional", "Union", "Type", "Dict", "List", "Tuple", "Set", "Sequence",
+                          "Mapping", "Iterable", "Iterator", "Literal", "TypeVar", "Self"})
 FRAME_CALLS = frozenset({"currentframe", "_getframe", "stack", "trace"})
 # Decorators of the language, typing and torch that neither cache a method nor hide what it does with grad
 # (no need to ask the project about them).

@@ -119,3 +119,44 @@ def test_a_project_decorator_that_turns_grad_off_is_known_across_files(tmp_path,
     assert rows(cyclelint, tmp_path, *args) == [("./memory_leak.py", grown["memory_leak.py"], "CYC305")]
     (tmp_path / "_decorators.py").unlink()  # nothing tells what inference_only does: judged as the code says
     assert rows(cyclelint, tmp_path, *args) == [(f"./{name}", line, "CYC305") for name, line in sorted(grown.items())]
+
+
+TYPED = Path(__file__).parent.parent / "fixtures" / "cyc3" / "typed"
+
+
+@pytest.mark.parametrize("args", [("--no-cache", "--jobs", "1"), ("--no-cache", "--jobs", "2")])
+def test_an_annotated_class_whose_method_runs_without_grad_is_known_across_files(tmp_path, cyclelint, args):
+    """sentence-transformers' ParallelSentencesDataset: ``teacher_model: SentenceTransformer`` kept on self, its
+    ``encode`` (defined in another file under inference_mode) fills a cache. The annotation and the other file
+    together say no graph is kept; the same cache filled from a class whose encode keeps grad is a leak."""
+    for path in TYPED.glob("*.py"):
+        (tmp_path / path.name).write_bytes(path.read_bytes())
+    stored = {name: 1 + (tmp_path / name).read_text().splitlines().index(
+        "            self.embedding_cache[key] = embedding" + mark)
+        for name, mark in (("teacher_cache_clean.py", ""), ("teacher_cache_leak.py", "  # expect: CYC305"))}
+    assert rows(cyclelint, tmp_path, *args) == [("./teacher_cache_leak.py", stored["teacher_cache_leak.py"], "CYC305")]
+    (tmp_path / "_encoders.py").unlink()  # no class says how encode runs: judged as a forward pass
+    assert rows(cyclelint, tmp_path, *args) == [(f"./{name}", line, "CYC305") for name, line in sorted(stored.items())]
+
+
+@pytest.mark.parametrize(("annotation", "flagged"), [
+    ("FrozenEncoder", False),
+    ("Optional[FrozenEncoder]", False),
+    ('"FrozenEncoder | None"', False),
+    ("FrozenEncoder | None", False),
+    ("FrozenEncoder | TunedEncoder", True),  # either class may be passed: one keeps grad
+    ("Any", True),  # no class named: encode is judged as a forward pass
+    ("list[FrozenEncoder]", True),  # a list of encoders is no encoder
+])
+def test_the_annotation_names_the_class_whose_method_is_asked(tmp_path, annotation, flagged):
+    from cyclelint.api import lint_paths
+
+    (tmp_path / "_encoders.py").write_bytes((TYPED / "_encoders.py").read_bytes())
+    source = (TYPED / "teacher_cache_clean.py").read_text()
+    assert "teacher_model: FrozenEncoder)" in source
+    source = source.replace("teacher_model: FrozenEncoder)", f"teacher_model: {annotation})")
+    source = source.replace("from typing import TYPE_CHECKING", "from typing import TYPE_CHECKING, Any, Optional")
+    (tmp_path / "cache.py").write_text(source)
+    findings, errors = lint_paths([str(tmp_path)], jobs=1)
+    assert errors == []
+    assert [f.code for f in findings] == (["CYC305"] if flagged else [])

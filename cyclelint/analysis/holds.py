@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..vocabulary import MODULE_TYPES, TENSOR_TYPES, name_holds
+from ..vocabulary import MODULE_TYPES, TENSOR_TYPES, TYPING_NAMES, name_holds
 from .exprs import all_params, child_nodes, dotted, last_part
 from .scopes import Function
 
@@ -28,6 +28,31 @@ def annotation_of(name: str, fn: Function) -> cst.BaseExpression | None:
         if p.name.value == name and p.annotation is not None:
             return p.annotation.annotation
     return None
+
+
+def annotated_class(name: str, fn: Function) -> str | None:
+    """The class a parameter is annotated with (``teacher: SentenceTransformer``, ``Optional[Trainer]``,
+    ``"Trainer | None"`` unparsed), when it names one class that is no tensor, module or typing construct."""
+    ann = annotation_of(name, fn)
+    if isinstance(ann, cst.SimpleString) and isinstance(ann.evaluated_value, str):
+        try:
+            ann = cst.parse_expression(ann.evaluated_value)
+        except cst.ParserSyntaxError:
+            return None
+    named: list[str] = []
+    stack = [ann] if ann is not None else []
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, cst.BinaryOperation) and isinstance(cur.operator, cst.BitOr):
+            stack += [cur.left, cur.right]
+        elif isinstance(cur, cst.Subscript) and last_part(dotted(cur.value)) == "Optional" and len(cur.slice) == 1 \
+                and isinstance(cur.slice[0].slice, cst.Index):
+            stack.append(cur.slice[0].slice.value)
+        elif not (isinstance(cur, cst.Name) and cur.value == "None"):
+            named.append(last_part(dotted(cur) or "") or "")
+    if len(named) != 1 or not named[0][:1].isupper() or named[0] in TENSOR_TYPES | MODULE_TYPES | TYPING_NAMES:
+        return None
+    return named[0]
 
 
 def is_class_annotation(ann: cst.BaseExpression | None) -> bool:

@@ -28,6 +28,9 @@ class Value:
     deps: frozenset[str] = frozenset()  # local names whose later evidence may attach it
     cls: str | None = None  # class name when built as SomeClass(...)
     detached: bool = False  # ``x.detach()``: a later ``x.backward()`` elsewhere does not make this binding attached
+    # "Class.method" whose calls alone made it attached, their class known from the code (a constructor or an
+    # annotation): the project may know that method runs with grad off (empty: attached for a reason of its own)
+    via: frozenset[str] = frozenset()
 
     def __or__(self, other: Value) -> Value:
         return Value(
@@ -35,7 +38,24 @@ class Value:
             self.tensor or other.tensor,
             False,
             self.deps | other.deps,
+            via=_joined_via(self, other),
         )
+
+    def holding(self, attached: bool | None = None, tensor: bool | None = None, module: bool = False) -> Value:
+        """A value that holds this one (an element, a view, a loop variable): its attachment and where that
+        came from, with the fields given replaced."""
+        attached = self.attached if attached is None else attached
+        return Value(attached, self.tensor if tensor is None else tensor, module, self.deps,
+                     via=self.via if attached else frozenset())
+
+
+def _joined_via(a: Value, b: Value) -> frozenset[str]:
+    """Attached only through calls the project may clear when every attached side is; any other side attached
+    for its own reason keeps the join attached whatever the project says."""
+    sides = [v for v in (a, b) if v.attached]
+    if not sides or any(not v.via for v in sides):
+        return frozenset()
+    return frozenset().union(*(v.via for v in sides))
 
 
 SAFE = Value()
@@ -131,7 +151,7 @@ class Evaluator:
             val = scope.env.get(name)
             if val is not None:
                 return Value(val.attached, val.tensor, val.module, val.deps if val.detached else val.deps | {name},
-                             val.cls)
+                             val.cls, via=val.via)
             scope = scope.parent
         if name == fn.instance:
             method = fn.enclosing_method()
@@ -164,7 +184,7 @@ class Evaluator:
             return self._attribute(expr, fn)
         if isinstance(expr, cst.Subscript):
             base = self.value(expr.value, fn)
-            return Value(base.attached, base.tensor, base.module, base.deps)
+            return base.holding(module=base.module)
         if isinstance(expr, cst.Call):
             return self._call(expr, fn)
         if isinstance(expr, cst.BinaryOperation):
@@ -214,7 +234,7 @@ class Evaluator:
             is_mod = bool(cls and attr in cls.module_attrs) or model_like(attr)
             return Value(module=is_mod, deps=frozenset((path,)) if path else frozenset(),
                          cls=cls.attr_types.get(attr) if cls else None)
-        return Value(base.attached, base.tensor, model_like(attr) and not base.attached, base.deps)
+        return base.holding(module=model_like(attr) and not base.attached)
 
     def _call(self, call: cst.Call, fn: Function) -> Value:
         name = callee(call)
@@ -234,7 +254,7 @@ class Evaluator:
             out = Value(tensor=True)
             for a in args:
                 out = out | self.value(a, fn)
-            return Value(out.attached and grad, True, False, out.deps)
+            return out.holding(attached=out.attached and grad, tensor=True)
         if name in HOLDING_CALLS:
             out = SAFE
             for a in call.args:
@@ -256,7 +276,8 @@ class Evaluator:
                 if last in MODULE_PASSTHROUGH:
                     return Value(module=True)
                 if last in FORWARD_METHODS or model_like(last) or loss_like(last):
-                    return Value(attached=grad, tensor=True)
+                    # teacher.encode(x) with teacher's class known: the project may know encode runs with grad off
+                    return Value(attached=grad, tensor=True, via=frozenset({f"{recv.cls}.{last}"} if recv.cls else ()))
                 return SAFE  # model.get_input_embeddings(), device_module.memory_allocated()
             if last in SAFE_METHODS:
                 return SAFE
@@ -265,9 +286,9 @@ class Evaluator:
             if last in ("detach", "detach_"):
                 return Value(tensor=recv.tensor or recv.attached, detached=True)
             if last == "cpu" or (last == "to" and _mentions_cpu(call)):
-                return Value(attached=recv.attached, deps=recv.deps)
+                return recv.holding(tensor=False)
             if recv.attached or recv.tensor:
-                return Value(recv.attached and (grad or last.endswith("_")), recv.tensor, False, recv.deps)
+                return recv.holding(attached=recv.attached and (grad or last.endswith("_")))
             if recv.deps and not recv.module and not recv.cls:
                 # x.mean(0) on a parameter: attached if the caller's x turns out to be
                 return Value(deps=recv.deps if grad else frozenset())

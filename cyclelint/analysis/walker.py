@@ -17,6 +17,7 @@ from ..vocabulary import (
 from . import exprs as ex
 from .bindings import keeps_old, module_functions
 from .held import held_names
+from .holds import annotated_class
 from .loops import LoopKinds, iter_identifiers, len_capped
 from .scopes import Binding, ClassInfo, FileFacts, Function, Loop, Store
 from .tensors import NO_GRAD_CONTEXTS, RETURNS_OF, SAFE, Evaluator, Value, grad_context
@@ -215,7 +216,7 @@ class Walker:
     def assign_unpacked(self, target, value, whole: Value, stmt) -> None:
         """An element of an unpacked value: inherits its attachment, not its identity."""
         if isinstance(target, cst.Name):
-            self.bind(target.value, None, stmt, Value(whole.attached, whole.tensor, whole.module, whole.deps))
+            self.bind(target.value, None, stmt, whole.holding(module=whole.module))
             self.loop_kinds.bound(self.fn, target.value, value, unpacked=True)  # _, _, height, width = z.shape
         elif isinstance(target, (cst.Tuple, cst.List)):
             for t in target.elements:
@@ -288,8 +289,10 @@ class Walker:
                 val = self.value(store.value)
                 if val.module:
                     cls.module_attrs.add(attr)
-                if val.cls:
-                    cls.attr_types[attr] = val.cls
+                kind = val.cls or (annotated_class(store.value.value, method) if isinstance(store.value, cst.Name)
+                                   and fn is method and store.value.value in method.params[1:] else None)
+                if kind:
+                    cls.attr_types[attr] = kind
                 if method.name == "__init__" and fn is method:
                     cls.kept_params.update(held_names(store.value) & set(fn.params[1:]))
         if store.kind == "attr" and store.target and not store.augmented and store.target not in ex.dotted_paths(store.value):
@@ -310,8 +313,7 @@ class Walker:
         fn.loops.append(loop)
         for name in loop.targets:
             # an element of what is walked: ``for k, v in stats.items()`` holds what stats holds
-            self.bind(name, None, node, Value(iter_val.attached, loop.data_iter or iter_val.tensor, is_mod,
-                                              iter_val.deps))
+            self.bind(name, None, node, iter_val.holding(tensor=loop.data_iter or iter_val.tensor, module=is_mod))
         self._loop_body(loop, node)
 
     def _loop_body(self, loop: Loop, node: cst.For | cst.While) -> None:

@@ -17,6 +17,7 @@ class ClassSummary:
     is_module: bool
     has_init: bool
     grad_off: list[str] = field(default_factory=list)  # methods the class itself runs with grad off (grad_wrappers)
+    no_grad_defs: list[str] = field(default_factory=list)  # methods it defines under no_grad/inference_mode
 
 
 @dataclass(kw_only=True)
@@ -57,6 +58,8 @@ class PendingState(Placed):
     message: str
     attached: bool = False  # judged attached in its file: reported unless a base class runs the method with grad off
     decorators: list[str] = field(default_factory=list)  # of the method, defined elsewhere: one may turn grad off
+    # attached only through calls of these "Class.method": quiet if the project defines each under no_grad
+    unless_no_grad: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -82,11 +82,22 @@ def _resolve_states(results: list[FileResult]) -> None:
             # forward() of a module (its base being a module class of another file) receives graphs
             forward = st.method == "forward" and any(files[home].classes[name].is_module for home, name in chain)
             fed_here = set(st.deps) & slot_params(fed.get((res.path, st.cls, st.method), ()), st.params)
-            if st.attached or forward or fed_here:
-                why = "" if st.attached or fed_here else " (forward() of a module: its inputs carry the caller's graph)"
+            attached = st.attached and not (st.unless_no_grad and all(
+                _defined_without_grad(source, res.path, files, homes) for source in st.unless_no_grad))
+            if attached or forward or fed_here:
+                why = "" if attached or fed_here else " (forward() of a module: its inputs carry the caller's graph)"
                 res.findings.append(Finding(res.path, st.line, st.column, st.end_line, st.end_column, "CYC305",
                                             st.message + why))
         res.states = []
+
+
+def _defined_without_grad(source: str, seen_from: str, files: dict[str, FileResult],
+                          homes: dict[str, list[str]]) -> bool:
+    """``Class.method`` is defined under no_grad/inference_mode by the class itself: the file's own class of
+    that name, else every class of that name in the tree (a method it inherits is not followed)."""
+    cls, method = source.rsplit(".", 1)
+    where = [seen_from] if cls in files[seen_from].classes else homes.get(cls, [])
+    return bool(where) and all(method in files[home].classes[cls].no_grad_defs for home in where)
 
 
 def _resolve_caches(results: list[FileResult]) -> None:

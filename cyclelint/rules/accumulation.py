@@ -307,14 +307,16 @@ class AccumulationRule(Checker):
             # a decorator of another file may run the method with grad off: the project says
             decorators = [d for d in map(ex.last_part, ex.decorator_names(method.node))
                           if d not in KNOWN_DECORATORS] if method.node else []
-            if known and not method.cls.bases and not decorators:
+            # teacher.encode(x) with teacher's class known: the project says whether encode runs with grad off
+            unless = sorted(c.value.via) if known and not (c.value.deps & attached or source) else []
+            if known and not method.cls.bases and not decorators and not unless:
                 self._emit(c, "CYC305")
             elif "CYC305" in self.enabled and not self._slot_overwrite(c) and (known or (
                     c.value.deps & set(params) and not dunder(method.name))):  # a caller elsewhere may pass a graph
                 # judged with the project: a base class in another file may run the method with grad off
                 self.hand_on(c.stmt, PendingState(
                     method.cls.name, method.name, params, sorted(c.value.deps & set(params)),
-                    _message("CYC305", c), known, decorators))
+                    _message("CYC305", c), known, decorators, unless))
         self.state = []
         if "CYC305" in self.enabled:
             self.walker.facts.evidence += [(cls, method, slot) for (cls, method), slots in self.evidence.items()
