@@ -30,9 +30,9 @@ def annotation_of(name: str, fn: Function) -> cst.BaseExpression | None:
     return None
 
 
-def annotated_class(name: str, fn: Function) -> str | None:
-    """The class a parameter is annotated with (``teacher: SentenceTransformer``, ``Optional[Trainer]``,
-    ``"Trainer | None"`` unparsed), when it names one class that is no tensor, module or typing construct."""
+def annotated_type(name: str, fn: Function) -> str | None:
+    """The one type a parameter is annotated with, by its last name (``teacher: SentenceTransformer``,
+    ``Optional[nn.Module]``, ``"Trainer | None"`` unparsed), when it names exactly one that is no typing construct."""
     ann = annotation_of(name, fn)
     if isinstance(ann, cst.SimpleString) and isinstance(ann.evaluated_value, str):
         try:
@@ -50,9 +50,15 @@ def annotated_class(name: str, fn: Function) -> str | None:
             stack.append(cur.slice[0].slice.value)
         elif not (isinstance(cur, cst.Name) and cur.value == "None"):
             named.append(last_part(dotted(cur) or "") or "")
-    if len(named) != 1 or not named[0][:1].isupper() or named[0] in TENSOR_TYPES | MODULE_TYPES | TYPING_NAMES:
+    if len(named) != 1 or not named[0] or named[0] in TYPING_NAMES:
         return None
     return named[0]
+
+
+def annotated_class(name: str, fn: Function) -> str | None:
+    """:func:`annotated_type` when it is a class of the code: no tensor or module type of torch, no builtin."""
+    kind = annotated_type(name, fn)
+    return kind if kind and kind[:1].isupper() and kind not in TENSOR_TYPES | MODULE_TYPES else None
 
 
 def is_class_annotation(ann: cst.BaseExpression | None) -> bool:

@@ -10,6 +10,7 @@ import libcst as cst
 from ..vocabulary import (
     CLEAR_METHODS,
     MODULE_ITER_RE,
+    MODULE_TYPES,
     STEP_METHODS,
     STORE_METHODS,
     name_tokens,
@@ -17,7 +18,7 @@ from ..vocabulary import (
 from . import exprs as ex
 from .bindings import keeps_old, module_functions
 from .held import held_names
-from .holds import annotated_class
+from .holds import annotated_class, annotated_type
 from .loops import LoopKinds, iter_identifiers, len_capped
 from .scopes import Binding, ClassInfo, FileFacts, Function, Loop, Store
 from .tensors import NO_GRAD_CONTEXTS, RETURNS_OF, SAFE, Evaluator, Value, grad_context
@@ -392,7 +393,10 @@ class Walker:
         fn.is_method = is_method
         for p in params:
             if p != instance:
-                fn.env[p] = Value(deps=frozenset((p,)))
+                # ``encoder: nn.Module``: calling it is a forward pass, whatever it is named
+                kind = annotated_type(p, fn)
+                fn.env[p] = Value(module=kind in MODULE_TYPES or kind in self.facts.module_classes,
+                                  deps=frozenset((p,)))
         for rule in self.rules:
             rule.enter_function(fn)
         self.fn = fn
