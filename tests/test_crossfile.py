@@ -107,36 +107,31 @@ def test_a_warm_run_resolves_the_project_without_libcst(tmp_path):
 DECORATED = Path(__file__).parent.parent / "fixtures" / "cyc3" / "decorated"
 
 
-@pytest.mark.parametrize("args", [("--no-cache", "--jobs", "1"), ("--no-cache", "--jobs", "2")])
-def test_a_project_decorator_that_turns_grad_off_is_known_across_files(tmp_path, cyclelint, args):
-    """ultralytics' smart_inference_mode: defined in one file, it decorates a method of another. Only the
-    whole tree says that the method runs without grad; a plain decorator of the project changes nothing."""
-    for path in DECORATED.glob("*.py"):
-        (tmp_path / path.name).write_bytes(path.read_bytes())
-    grown = {name: 1 + (tmp_path / name).read_text().splitlines().index(
-        '        self.memory_bank.append({"features": features})' + mark)
-        for name, mark in (("memory_clean.py", ""), ("memory_leak.py", "  # expect: CYC305"))}
-    assert rows(cyclelint, tmp_path, *args) == [("./memory_leak.py", grown["memory_leak.py"], "CYC305")]
-    (tmp_path / "_decorators.py").unlink()  # nothing tells what inference_only does: judged as the code says
-    assert rows(cyclelint, tmp_path, *args) == [(f"./{name}", line, "CYC305") for name, line in sorted(grown.items())]
-
-
 TYPED = Path(__file__).parent.parent / "fixtures" / "cyc3" / "typed"
+# folder, the file that tells grad is off, the twins' grown line (the leak's ends in its expect comment)
+GRAD_OFF_ELSEWHERE = {
+    # ultralytics' smart_inference_mode: defined in one file, it decorates a method of another
+    "decorator": (DECORATED, "_decorators.py", "memory", '        self.memory_bank.append({"features": features})'),
+    # sentence-transformers' ParallelSentencesDataset: ``teacher_model: SentenceTransformer`` kept on self, its
+    # ``encode`` (defined in another file under inference_mode) fills a cache
+    "annotated class": (TYPED, "_encoders.py", "teacher_cache", "            self.embedding_cache[key] = embedding"),
+}
 
 
+@pytest.mark.parametrize("case", sorted(GRAD_OFF_ELSEWHERE))
 @pytest.mark.parametrize("args", [("--no-cache", "--jobs", "1"), ("--no-cache", "--jobs", "2")])
-def test_an_annotated_class_whose_method_runs_without_grad_is_known_across_files(tmp_path, cyclelint, args):
-    """sentence-transformers' ParallelSentencesDataset: ``teacher_model: SentenceTransformer`` kept on self, its
-    ``encode`` (defined in another file under inference_mode) fills a cache. The annotation and the other file
-    together say no graph is kept; the same cache filled from a class whose encode keeps grad is a leak."""
-    for path in TYPED.glob("*.py"):
+def test_grad_turned_off_in_another_file_is_known_across_files(tmp_path, cyclelint, args, case):
+    """Only the whole tree says that the method runs without grad, so the clean twin keeps no graph; the leak
+    twin (a plain decorator, a class whose encode keeps grad) does. Without the file that says so, both are
+    judged as their code reads."""
+    folder, teller, stem, grown_line = GRAD_OFF_ELSEWHERE[case]
+    for path in folder.glob("*.py"):
         (tmp_path / path.name).write_bytes(path.read_bytes())
-    stored = {name: 1 + (tmp_path / name).read_text().splitlines().index(
-        "            self.embedding_cache[key] = embedding" + mark)
-        for name, mark in (("teacher_cache_clean.py", ""), ("teacher_cache_leak.py", "  # expect: CYC305"))}
-    assert rows(cyclelint, tmp_path, *args) == [("./teacher_cache_leak.py", stored["teacher_cache_leak.py"], "CYC305")]
-    (tmp_path / "_encoders.py").unlink()  # no class says how encode runs: judged as a forward pass
-    assert rows(cyclelint, tmp_path, *args) == [(f"./{name}", line, "CYC305") for name, line in sorted(stored.items())]
+    grown = {name: 1 + (tmp_path / name).read_text().splitlines().index(grown_line + mark)
+             for name, mark in ((f"{stem}_clean.py", ""), (f"{stem}_leak.py", "  # expect: CYC305"))}
+    assert rows(cyclelint, tmp_path, *args) == [(f"./{stem}_leak.py", grown[f"{stem}_leak.py"], "CYC305")]
+    (tmp_path / teller).unlink()
+    assert rows(cyclelint, tmp_path, *args) == [(f"./{name}", line, "CYC305") for name, line in sorted(grown.items())]
 
 
 @pytest.mark.parametrize(("annotation", "flagged"), [
