@@ -11,11 +11,9 @@ from __future__ import annotations
 import ast
 
 from .astutil import dotted, statements
+from .vocabulary import NO_GRAD_CONTEXTS
 
-NO_GRAD = ("no_grad", "inference_mode")
-
-
-GRAD_OFF_WORDS = (*NO_GRAD, "set_grad_enabled")
+GRAD_OFF_WORDS = (*sorted(NO_GRAD_CONTEXTS), "set_grad_enabled")
 
 
 def may_turn_grad_off(text: str | bytes) -> bool:
@@ -54,7 +52,7 @@ def no_grad_defs(cls: ast.ClassDef) -> list[str]:
     subclass runs as it is written, so this holds for calls on instances of ``cls`` itself."""
     last_defs = {f.name: f for f in cls.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
     return sorted(name for name, f in last_defs.items() if any(
-        _grad_off(d, None, set()) or (dotted(d) or "").rsplit(".", 1)[-1] in NO_GRAD for d in f.decorator_list))
+        _grad_off(d, None, set()) or (dotted(d) or "").rsplit(".", 1)[-1] in NO_GRAD_CONTEXTS for d in f.decorator_list))
 
 
 def grad_off_decorators(tree: ast.Module) -> list[str]:
@@ -140,7 +138,7 @@ def _grad_off(expr: ast.expr, this: str | None, off_flags: set[str]) -> bool:
     if not isinstance(expr, ast.Call):
         return False
     name = (dotted(expr.func) or "").rsplit(".", 1)[-1]
-    if name in NO_GRAD:
+    if name in NO_GRAD_CONTEXTS:
         return not expr.args or (isinstance(expr.args[0], ast.Constant) and expr.args[0].value is not False)
     if name == "set_grad_enabled" and expr.args:
         flag = expr.args[0]

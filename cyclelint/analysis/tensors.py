@@ -13,7 +13,21 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from ..vocabulary import FORWARD_METHODS, MODULE_PASSTHROUGH, loss_like, model_like, torch_rooted
+from ..vocabulary import (
+    FORWARD_METHODS,
+    HOLDING_CALLS,
+    MODULE_PASSTHROUGH,
+    NO_GRAD_CONTEXTS,
+    SAFE_ATTRS,
+    SAFE_CALLS,
+    SAFE_METHODS,
+    SAFE_ROOTS,
+    TORCH_NOT_TENSORS,
+    TORCH_UNATTACHED,
+    loss_like,
+    model_like,
+    torch_rooted,
+)
 from .exprs import callee, dotted, last_part
 
 if TYPE_CHECKING:
@@ -60,45 +74,6 @@ def _joined_via(a: Value, b: Value) -> frozenset[str]:
 
 SAFE = Value()
 
-# Results that never carry autograd history (integer, boolean or Python values).
-SAFE_METHODS = frozenset(
-    {
-        "item", "tolist", "numpy", "size", "dim", "numel", "nelement", "argmax", "argmin",
-        "argsort", "eq", "ne", "lt", "le", "gt", "ge", "long", "int", "bool", "byte", "short",
-        "nonzero", "any", "all", "isnan", "isinf", "isfinite", "element_size", "data_ptr",
-        "stride", "storage_offset", "is_contiguous", "get_device", "backward", "keys",
-        "__len__", "count_nonzero", "isclose", "equal", "format", "join", "startswith", "endswith",
-        "items_count", "state_dict", "parameters", "named_parameters", "buffers", "children",
-        "modules", "named_modules", "named_children", "zero_grad", "register_forward_hook", "generate",
-    }
-)
-SAFE_ATTRS = frozenset(
-    {"shape", "dtype", "device", "ndim", "requires_grad", "is_cuda", "is_leaf", "grad_fn", "layout", "names"}
-)
-SAFE_CALLS = frozenset(
-    {
-        "float", "int", "bool", "str", "len", "repr", "isinstance", "issubclass", "hasattr",
-        "getattr", "print", "id", "type", "format", "hash", "callable", "range", "open",
-    }
-)
-# Builtins whose result holds their arguments or their elements: ``dict(loss=loss)``, ``next(iter(outs))``.
-HOLDING_CALLS = frozenset({"dict", "list", "tuple", "set", "frozenset", "sorted", "reversed", "zip", "enumerate",
-                           "iter", "next"})
-SAFE_ROOTS = frozenset({"math", "np", "numpy", "time", "os", "logging", "logger", "json", "random"})
-TORCH_UNATTACHED = frozenset(
-    {
-        "tensor", "zeros", "ones", "empty", "full", "arange", "linspace", "logspace", "eye",
-        "rand", "randn", "randint", "randperm", "zeros_like", "ones_like", "empty_like",
-        "full_like", "rand_like", "randn_like", "randint_like", "argmax", "argmin", "argsort",
-        "isnan", "isinf", "isfinite", "equal", "eq", "ne", "lt", "le", "gt", "ge", "numel",
-        "is_tensor", "from_numpy", "bucketize", "searchsorted", "manual_seed", "no_grad",
-        "count_nonzero", "nonzero", "unique", "bincount", "histc", "sign",
-    }
-)
-# torch functions whose result is a plain value, no tensor: torch.device("cuda"), torch.finfo(dtype).
-TORCH_NOT_TENSORS = frozenset({"device", "finfo", "iinfo", "get_default_dtype", "is_grad_enabled", "is_tensor",
-                               "is_floating_point", "get_device"})
-NO_GRAD_CONTEXTS = frozenset({"no_grad", "inference_mode"})
 RETURNS_OF = "()"  # a dependency on what a function of the file returns: "()Class.method", "().helper"
 
 

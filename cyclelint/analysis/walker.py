@@ -11,6 +11,7 @@ from ..vocabulary import (
     CLEAR_METHODS,
     MODULE_ITER_RE,
     MODULE_TYPES,
+    NO_GRAD_CONTEXTS,
     STEP_METHODS,
     STORE_METHODS,
     name_tokens,
@@ -21,7 +22,7 @@ from .held import held_names
 from .holds import annotated_class, annotated_type
 from .loops import LoopKinds, iter_identifiers, len_capped
 from .scopes import Binding, ClassInfo, FileFacts, Function, Loop, Store
-from .tensors import NO_GRAD_CONTEXTS, RETURNS_OF, SAFE, Evaluator, Value, grad_context
+from .tensors import RETURNS_OF, SAFE, Evaluator, Value, grad_context
 
 if TYPE_CHECKING:
     from ..rules.base import Checker

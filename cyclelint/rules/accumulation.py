@@ -14,9 +14,9 @@ import libcst as cst
 
 from ..analysis import exprs as ex
 from ..analysis.scopes import Function, Loop
-from ..analysis.tensors import HOLDING_CALLS, RETURNS_OF, Value
+from ..analysis.tensors import RETURNS_OF, Value
 from ..project.records import PendingState, slot_params
-from ..vocabulary import APPENDS, CONCAT_FUNCS, INPLACE, KNOWN_DECORATORS, MODULE_TYPES, dunder
+from ..vocabulary import APPENDS, CONCAT_FUNCS, HOLDING_CALLS, INPLACE, KNOWN_DECORATORS, MODULE_TYPES, dunder
 from .base import Checker, Rewrite
 from .fix_safety import Proofs
 

@@ -7,9 +7,8 @@ import libcst as cst
 
 from ..analysis import exprs as ex
 from ..analysis.scopes import ClassInfo, Function
-from ..analysis.tensors import NO_GRAD_CONTEXTS
 from ..analysis.weak import is_weak
-from ..vocabulary import PARTIALS, THREADS
+from ..vocabulary import NO_GRAD_CONTEXTS, PARTIALS, THREADS
 
 # Calls on the instance that give it parameters, buffers or submodules.
 SIZED_CALLS = frozenset({"register_buffer", "register_parameter", "add_module", "register_module", "__setattr__"})
