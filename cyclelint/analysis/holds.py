@@ -30,10 +30,9 @@ def annotation_of(name: str, fn: Function) -> cst.BaseExpression | None:
     return None
 
 
-def annotated_type(name: str, fn: Function) -> str | None:
-    """The one type a parameter is annotated with, by its last name (``teacher: SentenceTransformer``,
+def named_type(ann: cst.BaseExpression | None) -> str | None:
+    """The one type an annotation names, by its last name (``teacher: SentenceTransformer``,
     ``Optional[nn.Module]``, ``"Trainer | None"`` unparsed), when it names exactly one that is no typing construct."""
-    ann = annotation_of(name, fn)
     if isinstance(ann, cst.SimpleString) and isinstance(ann.evaluated_value, str):
         try:
             ann = cst.parse_expression(ann.evaluated_value)
@@ -56,8 +55,9 @@ def annotated_type(name: str, fn: Function) -> str | None:
 
 
 def annotated_class(name: str, fn: Function) -> str | None:
-    """:func:`annotated_type` when it is a class of the code: no tensor or module type of torch, no builtin."""
-    kind = annotated_type(name, fn)
+    """The type the parameter ``name`` of ``fn`` is annotated with (:func:`named_type`) when it is a class of the
+    code: no tensor or module type of torch, no builtin."""
+    kind = named_type(annotation_of(name, fn))
     return kind if kind and kind[:1].isupper() and kind not in TENSOR_TYPES | MODULE_TYPES else None
 
 

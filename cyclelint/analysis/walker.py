@@ -19,7 +19,7 @@ from ..vocabulary import (
 from . import exprs as ex
 from .bindings import keeps_old, module_functions
 from .held import held_names
-from .holds import annotated_class, annotated_type
+from .holds import annotated_class, named_type
 from .loops import LoopKinds, iter_identifiers, len_capped
 from .scopes import Binding, ClassInfo, FileFacts, Function, Loop, Store
 from .tensors import RETURNS_OF, SAFE, Evaluator, Value, grad_context
@@ -376,7 +376,8 @@ class Walker:
             self.header(d.decorator, node)
         decos = [ex.last_part(d) for d in ex.decorator_names(node)]
         is_method = bool(parent.is_class_body)
-        params = [p.name.value for p in ex.all_params(node.params)]
+        param_nodes = ex.all_params(node.params)
+        params = [p.name.value for p in param_nodes]
         name = node.name.value
         if is_method:
             kind = next((k for k in ("staticmethod", "classmethod", "property", "cached_property") if k in decos), "method")
@@ -392,10 +393,11 @@ class Walker:
             not is_method and not parent.grad_enabled)
         fn = Function(node, name, parent, parent.cls if is_method else None, instance, params, no_grad=no_grad)
         fn.is_method = is_method
-        for p in params:
+        for param in param_nodes:
+            p = param.name.value
             if p != instance:
                 # ``encoder: nn.Module``: calling it is a forward pass, whatever it is named
-                kind = annotated_type(p, fn)
+                kind = named_type(param.annotation.annotation if param.annotation else None)
                 fn.env[p] = Value(module=kind in MODULE_TYPES or kind in self.facts.module_classes,
                                   deps=frozenset((p,)))
         for rule in self.rules:
