@@ -6,13 +6,7 @@ import ast
 
 from .astutil import attribute_stores, class_functions, dotted, held_paths, last, statements
 from .grad_wrappers import grad_off_methods, no_grad_defs
-from .vocabulary import CACHES, name_tokens
-
-
-def is_module_class(bases: list[str], module_classes: set[str]) -> bool:
-    """As Walker.class_def: nn.*, a module class of this file, or a base named like ...Module / ...Model."""
-    return any(b and (b.startswith(("nn.", "torch.nn.")) or b.rsplit(".", 1)[-1] in module_classes
-                      or name_tokens(b.rsplit(".", 1)[-1])[-1:] in (["module"], ["model"])) for b in bases)
+from .vocabulary import CACHES, is_module_class
 
 
 def class_summaries(tree: ast.Module, grad_wrappers: bool = True) -> dict:

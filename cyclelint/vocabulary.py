@@ -99,6 +99,13 @@ def name_tokens(name: str) -> list[str]:
     return [t.lower() for t in _TOKEN_RE.findall(name)]
 
 
+def is_module_class(bases: list[str], module_classes: set[str]) -> bool:
+    """A class statement's bases (dotted) make an ``nn.Module``: ``nn.*``, a module class of the file,
+    or a base named like ...Module / ...Model (``PreTrainedModel``)."""
+    return any(b and (b.startswith(("nn.", "torch.nn.")) or b.rsplit(".", 1)[-1] in module_classes
+                      or name_tokens(b.rsplit(".", 1)[-1])[-1:] in (["module"], ["model"])) for b in bases)
+
+
 def _named_like(name: str, nouns: frozenset[str]) -> bool:
     tokens = name_tokens(name)
     if not tokens or tokens[0] in VERBS or tokens[-1] in NOT_CALLED:

@@ -10,6 +10,8 @@ from collections.abc import Iterator
 
 import libcst as cst
 
+from ..vocabulary import STORE_METHODS
+
 # Fields that never hold an expression worth descending into.
 _NON_EXPR_FIELDS = frozenset(
     {
@@ -229,3 +231,12 @@ def never_raised(handler: cst.ExceptHandler | cst.ExceptStarHandler, body: cst.B
 
 def _plain(value: cst.BaseExpression) -> bool:
     return isinstance(value, (cst.Name, cst.Integer, cst.Float, cst.SimpleString))
+
+
+def container_call(call: cst.Call, name: str, instance: str | None) -> bool:
+    """``items.append(x)`` rather than ``self.add(a, b)`` or ``ops.add(x, y)`` (FloatFunctional)."""
+    recv = receiver(call)
+    if isinstance(recv, cst.Name) and recv.value == instance and name not in ("add_module", "register_module"):
+        return False
+    positional = len(positional_args(call))
+    return positional == STORE_METHODS[name] + 1 or (name in ("setdefault", "update") and positional <= 2)

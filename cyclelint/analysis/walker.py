@@ -10,18 +10,16 @@ import libcst as cst
 from ..vocabulary import (
     CLEAR_METHODS,
     MODULE_ITER_RE,
-    MODULE_TYPES,
-    NO_GRAD_CONTEXTS,
     STEP_METHODS,
     STORE_METHODS,
-    name_tokens,
 )
 from . import exprs as ex
 from .bindings import keeps_old, module_functions
+from .definitions import class_of, function_of
 from .held import held_names
-from .holds import annotated_class, named_type
+from .holds import annotated_class
 from .loops import LoopKinds, iter_identifiers, len_capped
-from .scopes import Binding, ClassInfo, FileFacts, Function, Loop, Store
+from .scopes import Binding, FileFacts, Function, Loop, Store
 from .tensors import RETURNS_OF, SAFE, Evaluator, Value, grad_context
 
 if TYPE_CHECKING:
@@ -176,7 +174,7 @@ class Walker:
             if path:
                 for loop in fn.loops:
                     loop.resets.add(path)
-        if name in STORE_METHODS and recv is not None and _container_call(call, name, fn.instance):
+        if name in STORE_METHODS and recv is not None and ex.container_call(call, name, fn.instance):
             value = ex.arg(call, STORE_METHODS[name], "value") if call.args else None
             if value is not None:
                 owner = ex.dotted(ex.strip_items(recv))
@@ -374,32 +372,8 @@ class Walker:
         parent = self.fn
         for d in node.decorators:
             self.header(d.decorator, node)
-        decos = [ex.last_part(d) for d in ex.decorator_names(node)]
-        is_method = bool(parent.is_class_body)
-        param_nodes = ex.all_params(node.params)
-        params = [p.name.value for p in param_nodes]
-        name = node.name.value
-        if is_method:
-            kind = next((k for k in ("staticmethod", "classmethod", "property", "cached_property") if k in decos), "method")
-            if any(d in ("setter", "getter", "deleter") for d in decos):
-                kind = "property"  # @x.setter: still the property x
-            parent.cls.methods.setdefault(name, kind)  # type: ignore[union-attr]
-            if name == "__init__":
-                parent.cls.init_params = params[1:]  # type: ignore[union-attr]
-            instance = params[0] if params and kind in ("method", "property", "cached_property") else None
-        else:
-            instance = parent.instance if parent.instance not in params else None
-        no_grad = any(d in NO_GRAD_CONTEXTS or d in self.facts.grad_off_decorators for d in decos) or (
-            not is_method and not parent.grad_enabled)
-        fn = Function(node, name, parent, parent.cls if is_method else None, instance, params, no_grad=no_grad)
-        fn.is_method = is_method
-        for param in param_nodes:
-            p = param.name.value
-            if p != instance:
-                # ``encoder: nn.Module``: calling it is a forward pass, whatever it is named
-                kind = named_type(param.annotation.annotation if param.annotation else None)
-                fn.env[p] = Value(module=kind in MODULE_TYPES or kind in self.facts.module_classes,
-                                  deps=frozenset((p,)))
+        fn = function_of(node, parent, self.facts)
+        name, params = fn.name, fn.params
         for rule in self.rules:
             rule.enter_function(fn)
         self.fn = fn
@@ -418,16 +392,7 @@ class Walker:
             self.header(d.decorator, node)
         for b in node.bases:
             self.header(b.value, node)
-        bases = [ex.dotted(b.value) or "" for b in node.bases]
-        is_module = any(
-            b.startswith(("nn.", "torch.nn.")) or ex.last_part(b) in self.facts.module_classes
-            or name_tokens(ex.last_part(b))[-1:] in (["module"], ["model"])  # nn.Module, PreTrainedModel
-            for b in bases if b
-        )
-        info = ClassInfo(node, node.name.value, bases, is_module)
-        if is_module:
-            self.facts.module_classes.add(info.name)
-        self.facts.classes[info.name] = info
+        info = class_of(node, self.facts)
         body = Function(node=None, name=info.name, parent=parent, cls=info, instance=None, params=[])
         body.is_class_body = True
         for rule in self.rules:
@@ -440,11 +405,3 @@ class Walker:
         parent.loads |= body.loads
         self.bind(info.name, None, node, SAFE)
 
-
-def _container_call(call: cst.Call, name: str, instance: str | None) -> bool:
-    """``items.append(x)`` rather than ``self.add(a, b)`` or ``ops.add(x, y)`` (FloatFunctional)."""
-    recv = ex.receiver(call)
-    if isinstance(recv, cst.Name) and recv.value == instance and name not in ("add_module", "register_module"):
-        return False
-    positional = len(ex.positional_args(call))
-    return positional == STORE_METHODS[name] + 1 or (name in ("setdefault", "update") and positional <= 2)

@@ -4,35 +4,27 @@ from __future__ import annotations
 import ast
 
 from ..astutil import dotted, held_paths, last, stores, strip_items, walk
-from ..classtable import is_module_class
 from ..vocabulary import (
-    APPENDS,
     CACHES,
     FORWARD_METHODS,
-    FRAME_CALLS,
-    HOOK_RE,
-    INPLACE,
-    KEEPERS,
     MODULE_ITER_RE,
     MODULE_ITERS,
     MODULE_TYPES,
-    PARTIALS,
-    STEP_METHODS,
-    STORE_METHODS,
     STRONG_DATA,
     TENSOR_TYPES,
     WEAK_DATA,
-    WRAPPERS,
     dunder,
+    is_module_class,
     name_holds,
     name_tokens,
 )
+from .calls import check_call
 from .evidence import Function, Stores, direct_evidence, graph_returns, is_project_ctor
 from .shapes import (
     annotation_words,
+    captures,
     ctor_with,
     grows,
-    is_attr_of,
     is_name,
     iter_names,
     keeps_name,
@@ -45,8 +37,6 @@ from .shapes import (
     target_root,
     variable_key,
 )
-
-KEPT_CALLS = FRAME_CALLS | {"exc_info"}
 
 
 class Scan:
@@ -335,7 +325,7 @@ class Scan:
                 return None
         for t in targets:
             if isinstance(t, ast.Name):
-                if instance and (self.captures(node.value, instance, None, instance)
+                if instance and (captures(node.value, instance, None, instance, self.aliases, self.methods)
                                  or (instance in value_names and ctor_with(node.value, instance))):
                     self.aliases.add(t.id)  # fn = self._impl; head = Head(self)
                 if isinstance(node.value, ast.Lambda):
@@ -359,47 +349,13 @@ class Scan:
             return "other.partner = self, Registry.instances.append(self)"
         if families & {"CYC1", "CYC2"} and any(p in self.aliases for p in paths):
             return "CYC1/CYC202: alias stored"
-        if "CYC1" in families and self.captures(value, owner.split(".")[0], slot, instance):
+        if "CYC1" in families and captures(value, owner.split(".")[0], slot, instance, self.aliases, self.methods):
             return "CYC1: capturing value stored"
         if instance and "CYC2" in families and owner.split(".")[0] == instance and ctor_with(value, instance):
             return "CYC202: Cls(self) kept by the instance"
         if "CYC4" in families and any(p.endswith("__traceback__") for p in paths):
             return "CYC401: traceback stored"
         return None
-
-    def captures(self, value, root, slot, instance) -> bool:
-        """The necessary part of CYC1's capture analysis (self_capture.SelfCaptureRule.captures)."""
-        stack = [value]
-        while stack:
-            cur = stack.pop()
-            if isinstance(cur, ast.Lambda):
-                return True
-            if isinstance(cur, ast.Name):
-                if cur.id in self.aliases:
-                    return True
-            elif isinstance(cur, ast.Attribute):
-                if root == instance and is_attr_of(cur, root) and cur.attr in self.methods:
-                    return True  # self.fn = self._impl
-            elif isinstance(cur, ast.Call):
-                name = last(cur.func)
-                args = cur.args + [k.value for k in cur.keywords]
-                if name in PARTIALS:
-                    if any((isinstance(a, ast.Name) and a.id == root) or is_attr_of(a, root) for a in args):
-                        return True  # partial(f, self), MethodType(f, m), partial(w, module.forward)
-                    stack.extend(args)
-                elif name in KEEPERS or name[:1].isupper() or dotted(cur.func) in WRAPPERS:
-                    stack.extend(args)
-                elif slot is not None and any(is_attr_of(a, root) and a.attr == slot for a in args):
-                    if any(isinstance(a, ast.Name) and a.id == root for a in args) or (
-                            root == instance and slot in self.methods):
-                        return True  # opt.step = with_counter(opt.step, opt); self.f = compile(self.f)
-            elif isinstance(cur, (ast.Tuple, ast.List, ast.Set)):
-                stack.extend(cur.elts)
-            elif isinstance(cur, ast.Dict):
-                stack.extend(v for v in cur.values if v is not None)
-            elif isinstance(cur, ast.IfExp):
-                stack.extend((cur.body, cur.orelse))
-        return False
 
     def expr(self, node, instance) -> tuple[list[ast.Call], set[str]]:
         """Checks the calls (and tracebacks) of one statement, header or value in a single walk;
@@ -412,52 +368,8 @@ class Scan:
                 read_names.add(sub.id)
             elif isinstance(sub, ast.Call):
                 calls.append(sub)
-                name = last(sub.func)
-                if name == "setattr" and len(sub.args) >= 2 and isinstance(sub.args[1], ast.Constant) and isinstance(
-                        sub.args[1].value, str):
-                    self.stores.attrs.add(sub.args[1].value)
-                if self.attr_calls is not None and isinstance(sub.func, ast.Attribute):
-                    self.attr_calls.append(sub)
-                if name in STEP_METHODS or name == "grad":
-                    self.fn_step = True
-                if "CYC1" in families and HOOK_RE.match(name):
-                    self.send_on("CYC104: register_*hook")
+                if check_call(self, sub, instance):
                     return calls, read_names
-                if "CYC4" in families and sub.args and self.fn is not self.module_fn and dotted(sub.func) == "atexit.register":
-                    self.send_on("CYC404: atexit.register in a function")
-                    return calls, read_names
-                if "CYC1" in families and name == "__init__" and self.fn_instance and any(
-                        is_attr_of(a, self.fn_instance) and a.attr in self.methods
-                        for a in sub.args + [k.value for k in sub.keywords]):
-                    self.send_on("CYC103: own bound method handed to a base __init__")
-                    return calls, read_names
-                if "CYC4" in families and name in KEPT_CALLS:
-                    root = (dotted(sub.func) or "").split(".")[0]
-                    if root in ("inspect", "sys") or (root == name and not sub.args):
-                        self.send_on("CYC401: exc_info/frame call")
-                        return calls, read_names
-                if ("CYC4" in families and self.fn.sized and name in STORE_METHODS and isinstance(sub.func, ast.Attribute)
-                        and target_root(sub.func.value) in self.module_names
-                        and {p for a in sub.args + [k.value for k in sub.keywords] for p in held_paths(a)} & self.fn.sized):
-                    self.send_on("CYC404: a module or tensor argument stored in a module-level container")
-                    return calls, read_names
-                if isinstance(sub.func, ast.Attribute) and (name in APPENDS or name in INPLACE):
-                    if name in APPENDS and len(sub.args) != STORE_METHODS[name] + 1:
-                        continue  # ops.add(a, b) is no container
-                    self.accumulate()
-                    if self.found:
-                        return calls, read_names
-                    base = sub.func.value
-                    while isinstance(base, ast.Call) and isinstance(base.func, ast.Attribute):
-                        base = base.func.value
-                    # an in-place op's operands may be keywords (add_(other=...)), as the full analysis reads them
-                    grown = sub.args + [k.value for k in sub.keywords] if name in INPLACE \
-                        else [sub.args[STORE_METHODS[name]]]
-                    if instance and any(map(may_carry_graph, grown)) \
-                            and (dotted(strip_items(base)) or "").split(".")[0] == instance:
-                        self.state_growth("CYC305: self container append / in-place", grown)
-                        if self.found:
-                            return calls, read_names
             elif isinstance(sub, ast.Attribute):
                 read_names.add(sub.attr)
                 if isinstance(sub.ctx, ast.Store):

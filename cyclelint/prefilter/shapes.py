@@ -6,8 +6,11 @@ import ast
 from ..astutil import class_functions, dotted, held_paths, last, reaches, statements, strip_items, walk
 from ..vocabulary import (
     CONCAT_FUNCS,
+    KEEPERS,
     NOT_DATA_CALLEES,
+    PARTIALS,
     STORE_METHODS,
+    WRAPPERS,
 )
 
 
@@ -151,4 +154,42 @@ def pairs(links: list[tuple[str, str]]) -> bool:
         for o1, v1 in links[:i]:
             if o1 != o2 and reaches(v1, o2) and reaches(v2, o1):
                 return True
+    return False
+
+
+def captures(value: ast.AST, root: str, slot: str | None, instance: str | None, aliases: set[str],
+             methods: set[str]) -> bool:
+    """The necessary part of CYC1's capture analysis (self_capture.SelfCaptureRule.captures): ``value``,
+    stored on ``root``'s ``slot``, may keep ``root``. ``aliases``: locals bound to bound methods, wrappers or
+    ``Cls(self)``; ``methods``: the regular methods of the file's classes."""
+    stack = [value]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, ast.Lambda):
+            return True
+        if isinstance(cur, ast.Name):
+            if cur.id in aliases:
+                return True
+        elif isinstance(cur, ast.Attribute):
+            if root == instance and is_attr_of(cur, root) and cur.attr in methods:
+                return True  # self.fn = self._impl
+        elif isinstance(cur, ast.Call):
+            name = last(cur.func)
+            args = cur.args + [k.value for k in cur.keywords]
+            if name in PARTIALS:
+                if any((isinstance(a, ast.Name) and a.id == root) or is_attr_of(a, root) for a in args):
+                    return True  # partial(f, self), MethodType(f, m), partial(w, module.forward)
+                stack.extend(args)
+            elif name in KEEPERS or name[:1].isupper() or dotted(cur.func) in WRAPPERS:
+                stack.extend(args)
+            elif slot is not None and any(is_attr_of(a, root) and a.attr == slot for a in args):
+                if any(isinstance(a, ast.Name) and a.id == root for a in args) or (
+                        root == instance and slot in methods):
+                    return True  # opt.step = with_counter(opt.step, opt); self.f = compile(self.f)
+        elif isinstance(cur, (ast.Tuple, ast.List, ast.Set)):
+            stack.extend(cur.elts)
+        elif isinstance(cur, ast.Dict):
+            stack.extend(v for v in cur.values if v is not None)
+        elif isinstance(cur, ast.IfExp):
+            stack.extend((cur.body, cur.orelse))
     return False

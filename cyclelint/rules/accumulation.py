@@ -19,6 +19,16 @@ from ..project.records import PendingState, slot_params
 from ..vocabulary import APPENDS, CONCAT_FUNCS, HOLDING_CALLS, INPLACE, KNOWN_DECORATORS, MODULE_TYPES, dunder
 from .base import Checker, Rewrite
 from .fix_safety import Proofs
+from .store_shapes import (
+    NOT_A_TENSOR,
+    builds_list,
+    concat_of,
+    grows,
+    keyed_by_variable,
+    number_literal,
+    own_attr_key,
+    walks_itself,
+)
 
 MODULE_CONTAINERS = MODULE_TYPES - {"Module"}
 
@@ -103,9 +113,9 @@ class AccumulationRule(Checker):
                 self._add(node, "CYC302" if isinstance(t, cst.Subscript) else "CYC301", path, node.value, val, fn)
 
     def on_bind(self, name, value, stmt, fn):
-        if name in ex.loaded_names(value) and not _walks_itself(value, name):
+        if name in ex.loaded_names(value) and not walks_itself(value, name):
             self._recurrence(stmt, name, value, fn)
-        for kept, found in ((self.numbers, _number_literal(value)), (self.lists, _builds_list(value))):
+        for kept, found in ((self.numbers, number_literal(value)), (self.lists, builds_list(value))):
             if found:
                 kept.add((id(fn), name))
             else:
@@ -122,18 +132,18 @@ class AccumulationRule(Checker):
                 return
             self._add(store.stmt, "CYC302", path, store.value, self.walker.value(store.value), fn,
                       spread=method in SPREADS)
-        elif store.kind == "item" and path and _keyed_by_variable(store.stmt) and (id(fn), path) not in self.lists:
+        elif store.kind == "item" and path and keyed_by_variable(store.stmt) and (id(fn), path) not in self.lists:
             head, _, attr = path.partition(".")
             slot_of = attr if head == fn.instance and attr and "." not in attr else None
             self._add(store.stmt, "CYC302", path, store.value, self.walker.value(store.value), fn, slot_of=slot_of,
-                      key_attr=_own_attr_key(store.stmt, fn.instance))
+                      key_attr=own_attr_key(store.stmt, fn.instance))
         elif store.kind == "attr" and store.target:
             method = fn.enclosing_method()
             head, _, attr = store.target.partition(".")
-            if method and method.cls and head == fn.instance and "." not in attr and not _none(store.value):
+            if method and method.cls and head == fn.instance and "." not in attr and not ex.is_none(store.value):
                 key = (method.cls.name, attr)
-                self.attr_lists[key] = self.attr_lists.get(key, True) and _builds_list(store.value)
-            if _grows(store.value, store.target):
+                self.attr_lists[key] = self.attr_lists.get(key, True) and builds_list(store.value)
+            if grows(store.value, store.target):
                 self._recurrence(store.stmt, store.target, store.value, fn)
             elif fn.instance and store.target.startswith(fn.instance + "."):
                 self.resets.setdefault(id(fn), set()).add(store.target)
@@ -193,10 +203,10 @@ class AccumulationRule(Checker):
                     self.pending_calls.setdefault(id(fn), []).append((cls, name, slot, self.walker.value(a.value)))
 
     def _recurrence(self, stmt, acc: str, value: cst.BaseExpression, fn: Function) -> None:
-        code = "CYC303" if _concat_of(value, acc) else "CYC301"
+        code = "CYC303" if concat_of(value, acc) else "CYC301"
         # h = rnn(x, h) grows a graph only where each iteration is a backward step (truncated BPTT);
         # elsewhere (x = block(x) in a while loop) it is the forward computation itself.
-        self._add(stmt, code, acc, value, self.walker.value(value), fn, backward_only=not _grows(value, acc))
+        self._add(stmt, code, acc, value, self.walker.value(value), fn, backward_only=not grows(value, acc))
 
     def _add(self, stmt, code, acc, expr, val: Value, fn: Function, backward_only: bool = False,
              spread: bool = False, fixes: list[cst.BaseExpression] | None = None, slot_of: str | None = None,
@@ -225,7 +235,7 @@ class AccumulationRule(Checker):
         for expr in exprs:
             if isinstance(expr, (cst.List, cst.Tuple)):
                 parts += [e.value for e in expr.elements if not isinstance(e, cst.StarredElement)]
-            elif spread or isinstance(expr, _NOT_A_TENSOR):
+            elif spread or isinstance(expr, NOT_A_TENSOR):
                 return None  # extend(xs) keeps the elements of xs: there is nothing to detach in place
             else:
                 parts.append(expr)
@@ -349,84 +359,6 @@ class AccumulationRule(Checker):
             return
         self.reported.add(id(c.stmt))
         self.report(c.stmt, code, _message(code, c), c.fix if code in FIXABLE else None)
-
-
-def _grows(value: cst.BaseExpression, path: str) -> bool:
-    """``o.x = a * o.x + b * v`` or ``o.x = torch.cat([o.x, v])``: the old value is kept in the new one.
-    ``o.x = f(o.x)`` or ``o.x = Head(o.x.size)`` replaces it."""
-    if _concat_of(value, path):
-        return True
-    stack = [value]
-    while stack:
-        cur = stack.pop()
-        if ex.dotted(cur) == path:
-            return True
-        if isinstance(cur, cst.BinaryOperation):
-            stack.extend((cur.left, cur.right))
-        elif isinstance(cur, cst.IfExp):
-            stack.extend((cur.body, cur.orelse))
-        elif isinstance(cur, cst.UnaryOperation):
-            stack.append(cur.expression)
-    return False
-
-
-_NOT_A_TENSOR = (cst.Dict, cst.Set, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.StarredElement,
-                 cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
-
-
-def _builds_list(value: cst.BaseExpression) -> bool:
-    """``[]``, ``[None] * n``, ``[f(x) for x in xs]``, ``list(...)``: a list, which ``x[i] = v`` cannot grow."""
-    if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Multiply):
-        return _builds_list(value.left) or _builds_list(value.right)
-    return isinstance(value, (cst.List, cst.ListComp)) or (isinstance(value, cst.Call) and ex.callee(value) == "list")
-
-
-def _none(value: cst.BaseExpression) -> bool:
-    return isinstance(value, cst.Name) and value.value == "None"
-
-
-def _number_literal(value: cst.BaseExpression) -> bool:
-    """``0``, ``0.0``, ``-1.5``: an accumulator that starts as a Python number."""
-    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, (cst.Minus, cst.Plus)):
-        value = value.expression
-    return isinstance(value, (cst.Integer, cst.Float))
-
-
-def _walks_itself(value: cst.BaseExpression, name: str) -> bool:
-    """``node = node.parent`` or ``x = x[1:]``: a walk along the old value, not an accumulation."""
-    while isinstance(value, (cst.Attribute, cst.Subscript)):
-        value = value.value
-    return isinstance(value, cst.Name) and value.value == name
-
-
-def _keyed_by_variable(stmt: cst.CSTNode) -> bool:
-    """``d[key] = v`` grows ``d``; ``d["past"] = v`` replaces one entry and ``x[:, i] = v`` writes into a tensor."""
-    targets = [t.target for t in stmt.targets] if isinstance(stmt, cst.Assign) else (
-        [stmt.target] if isinstance(stmt, (cst.AugAssign, cst.AnnAssign)) else [])
-    for target in targets:
-        if isinstance(target, cst.Subscript) and len(target.slice) == 1:
-            index = target.slice[0].slice
-            if isinstance(index, cst.Index) and not isinstance(index.value, (cst.SimpleString, cst.Integer)):
-                return True
-    return False
-
-
-def _own_attr_key(stmt: cst.CSTNode, instance: str | None) -> str | None:
-    """K of ``d[self.K] = v`` (``self`` being ``instance``)."""
-    target = stmt.targets[0].target if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 else None
-    if isinstance(target, cst.Subscript) and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index):
-        head, _, attr = (ex.dotted(target.slice[0].slice.value) or "").partition(".")
-        if instance and head == instance and attr and "." not in attr:
-            return attr
-    return None
-
-
-def _concat_of(value: cst.BaseExpression, acc: str) -> bool:
-    """``torch.cat([acc, new])`` and friends."""
-    if not isinstance(value, cst.Call) or ex.last_part(ex.callee(value)) not in CONCAT_FUNCS or not value.args:
-        return False
-    first = value.args[0].value
-    return isinstance(first, (cst.List, cst.Tuple)) and any(ex.dotted(e.value) == acc for e in first.elements)
 
 
 def _message(code: str, c: Candidate) -> str:

@@ -1,0 +1,53 @@
+"""What a ``def`` or ``class`` statement declares, read before the walker enters its body: the
+function's kind, instance, grad mode and typed parameters; the class's bases and whether it is a module."""
+from __future__ import annotations
+
+import libcst as cst
+
+from ..vocabulary import MODULE_TYPES, NO_GRAD_CONTEXTS, is_module_class
+from . import exprs as ex
+from .holds import named_type
+from .scopes import ClassInfo, FileFacts, Function
+from .tensors import Value
+
+_METHOD_KINDS = ("staticmethod", "classmethod", "property", "cached_property")
+
+
+def function_of(node: cst.FunctionDef, parent: Function, facts: FileFacts) -> Function:
+    """The function ``node`` defines inside ``parent``; a method is also recorded on its class."""
+    decos = [ex.last_part(d) for d in ex.decorator_names(node)]
+    is_method = bool(parent.is_class_body)
+    param_nodes = ex.all_params(node.params)
+    params = [p.name.value for p in param_nodes]
+    name = node.name.value
+    if is_method:
+        kind = next((k for k in _METHOD_KINDS if k in decos), "method")
+        if any(d in ("setter", "getter", "deleter") for d in decos):
+            kind = "property"  # @x.setter: still the property x
+        parent.cls.methods.setdefault(name, kind)  # type: ignore[union-attr]
+        if name == "__init__":
+            parent.cls.init_params = params[1:]  # type: ignore[union-attr]
+        instance = params[0] if params and kind in ("method", "property", "cached_property") else None
+    else:
+        instance = parent.instance if parent.instance not in params else None
+    no_grad = any(d in NO_GRAD_CONTEXTS or d in facts.grad_off_decorators for d in decos) or (
+        not is_method and not parent.grad_enabled)
+    fn = Function(node, name, parent, parent.cls if is_method else None, instance, params, no_grad=no_grad)
+    fn.is_method = is_method
+    for param in param_nodes:
+        p = param.name.value
+        if p != instance:
+            # ``encoder: nn.Module``: calling it is a forward pass, whatever it is named
+            kind = named_type(param.annotation.annotation if param.annotation else None)
+            fn.env[p] = Value(module=kind in MODULE_TYPES or kind in facts.module_classes, deps=frozenset((p,)))
+    return fn
+
+
+def class_of(node: cst.ClassDef, facts: FileFacts) -> ClassInfo:
+    """The class ``node`` defines, recorded in the file's facts (a module class among its module classes)."""
+    bases = [ex.dotted(b.value) or "" for b in node.bases]
+    info = ClassInfo(node, node.name.value, bases, is_module_class(bases, facts.module_classes))
+    if info.is_module:
+        facts.module_classes.add(info.name)
+    facts.classes[info.name] = info
+    return info

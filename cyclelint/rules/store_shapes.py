@@ -1,0 +1,83 @@
+"""What the shape of a store says about an accumulation: whether the new value keeps the old one
+(``x = x + v``, ``torch.cat([x, v])``), starts as a number or a list, walks along the old value, or
+writes one fixed entry instead of growing a container."""
+from __future__ import annotations
+
+import libcst as cst
+
+from ..analysis import exprs as ex
+from ..vocabulary import CONCAT_FUNCS
+
+
+def grows(value: cst.BaseExpression, path: str) -> bool:
+    """``o.x = a * o.x + b * v`` or ``o.x = torch.cat([o.x, v])``: the old value is kept in the new one.
+    ``o.x = f(o.x)`` or ``o.x = Head(o.x.size)`` replaces it."""
+    if concat_of(value, path):
+        return True
+    stack = [value]
+    while stack:
+        cur = stack.pop()
+        if ex.dotted(cur) == path:
+            return True
+        if isinstance(cur, cst.BinaryOperation):
+            stack.extend((cur.left, cur.right))
+        elif isinstance(cur, cst.IfExp):
+            stack.extend((cur.body, cur.orelse))
+        elif isinstance(cur, cst.UnaryOperation):
+            stack.append(cur.expression)
+    return False
+
+
+NOT_A_TENSOR = (cst.Dict, cst.Set, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.StarredElement,
+                cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+
+
+def builds_list(value: cst.BaseExpression) -> bool:
+    """``[]``, ``[None] * n``, ``[f(x) for x in xs]``, ``list(...)``: a list, which ``x[i] = v`` cannot grow."""
+    if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Multiply):
+        return builds_list(value.left) or builds_list(value.right)
+    return isinstance(value, (cst.List, cst.ListComp)) or (isinstance(value, cst.Call) and ex.callee(value) == "list")
+
+
+def number_literal(value: cst.BaseExpression) -> bool:
+    """``0``, ``0.0``, ``-1.5``: an accumulator that starts as a Python number."""
+    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, (cst.Minus, cst.Plus)):
+        value = value.expression
+    return isinstance(value, (cst.Integer, cst.Float))
+
+
+def walks_itself(value: cst.BaseExpression, name: str) -> bool:
+    """``node = node.parent`` or ``x = x[1:]``: a walk along the old value, not an accumulation."""
+    while isinstance(value, (cst.Attribute, cst.Subscript)):
+        value = value.value
+    return isinstance(value, cst.Name) and value.value == name
+
+
+def keyed_by_variable(stmt: cst.CSTNode) -> bool:
+    """``d[key] = v`` grows ``d``; ``d["past"] = v`` replaces one entry and ``x[:, i] = v`` writes into a tensor."""
+    targets = [t.target for t in stmt.targets] if isinstance(stmt, cst.Assign) else (
+        [stmt.target] if isinstance(stmt, (cst.AugAssign, cst.AnnAssign)) else [])
+    for target in targets:
+        if isinstance(target, cst.Subscript) and len(target.slice) == 1:
+            index = target.slice[0].slice
+            if isinstance(index, cst.Index) and not isinstance(index.value, (cst.SimpleString, cst.Integer)):
+                return True
+    return False
+
+
+def own_attr_key(stmt: cst.CSTNode, instance: str | None) -> str | None:
+    """K of ``d[self.K] = v`` (``self`` being ``instance``)."""
+    target = stmt.targets[0].target if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 else None
+    if isinstance(target, cst.Subscript) and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index):
+        head, _, attr = (ex.dotted(target.slice[0].slice.value) or "").partition(".")
+        if instance and head == instance and attr and "." not in attr:
+            return attr
+    return None
+
+
+def concat_of(value: cst.BaseExpression, acc: str) -> bool:
+    """``torch.cat([acc, new])`` and friends."""
+    if not isinstance(value, cst.Call) or ex.last_part(ex.callee(value)) not in CONCAT_FUNCS or not value.args:
+        return False
+    first = value.args[0].value
+    return isinstance(first, (cst.List, cst.Tuple)) and any(ex.dotted(e.value) == acc for e in first.elements)
