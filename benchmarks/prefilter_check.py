@@ -33,7 +33,7 @@ def check(path: str) -> tuple[str, int, bool, list[str]]:
         if fast.classes != full.classes:
             diff = {k for k in set(fast.classes) | set(full.classes) if fast.classes.get(k) != full.classes.get(k)}
             problems.append(f"class summaries differ: {sorted(diff)[:5]}")
-        if [(c.line, c.cls_name) for c in fast.ctors] != [(c.line, c.cls_name) for c in full.ctors]:
+        if [(c.line, c.cls_name, c.method) for c in fast.ctors] != [(c.line, c.cls_name, c.method) for c in full.ctors]:
             problems.append("pending constructor calls differ")
         if fast.evidence or fast.states or fast.findings:
             if (fast.evidence, fast.states) != (full.evidence, full.states):

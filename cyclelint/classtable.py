@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import ast
 
-from .astutil import attribute_stores, class_functions, dotted, held_paths, last, statements
+from .astutil import attribute_stores, class_functions, dotted, held_paths, last, statements, stores
 from .grad_wrappers import grad_off_methods, no_grad_defs
+from .project.records import MethodKeeps
 from .vocabulary import CACHES, is_module_class
 
 
@@ -37,10 +38,60 @@ def class_summaries(tree: ast.Module, grad_wrappers: bool = True) -> dict:
                 for owner, value in attribute_stores(stmt):
                     if owner == this:
                         kept |= {p for p in held_paths(value) if "." not in p} & set(params)
+        methods, keeps = method_summaries(node)
         out[node.name] = {"params": params, "kept": sorted(kept), "bases": bases, "is_module": is_module,
                           "has_init": bool(inits), "grad_off": grad_off_methods(node) if grad_wrappers else [],
-                          "no_grad_defs": no_grad_defs(node) if grad_wrappers else []}
+                          "no_grad_defs": no_grad_defs(node) if grad_wrappers else [], "methods": methods,
+                          "keeps": keeps}
     return out
+
+
+def class_methods(tree: ast.Module) -> dict[str, tuple[list[str], dict[str, MethodKeeps]]]:
+    """:func:`method_summaries` of every class of the module (for files the full analysis reads)."""
+    return {node.name: method_summaries(node) for node in statements(tree.body) if isinstance(node, ast.ClassDef)}
+
+
+def method_summaries(cls: ast.ClassDef) -> tuple[list[str], dict[str, MethodKeeps]]:
+    """The class's methods other than ``__init__`` (static and class methods, properties aside), and
+    those that store an argument on the instance: as an attribute, in a container it holds, or through
+    a property whose setter keeps what it is given (a setter that keeps ``weakref.ref(value)`` does not)."""
+    functions = class_functions(cls.body)
+    decorators = {id(f): {last(d.func if isinstance(d, ast.Call) else d) for d in f.decorator_list} for f in functions}
+    properties = {f.name for f in functions if decorators[id(f)] & {"property", "cached_property", "setter"}}
+    setters = {f.name: _kept_arguments(f, set()) for f in functions if "setter" in decorators[id(f)]}
+    through = {name for name, kept in setters.items() if kept}
+    methods: list[str] = []
+    keeps: dict[str, MethodKeeps] = {}
+    for f in functions:
+        if f.name == "__init__" or f.name in properties or decorators[id(f)] & {"staticmethod", "classmethod"}:
+            continue
+        methods.append(f.name)
+        kept = _kept_arguments(f, properties - through)
+        if kept:
+            params = [p.arg for p in f.args.posonlyargs + f.args.args + f.args.kwonlyargs][1:]
+            keeps[f.name] = MethodKeeps(params, [p for p in params if p in kept])
+    return list(dict.fromkeys(methods)), keeps
+
+
+def _kept_arguments(f: ast.FunctionDef | ast.AsyncFunctionDef, not_kept: set[str]) -> set[str]:
+    """The parameters of method ``f`` it stores on its instance; a store to an attribute in ``not_kept``
+    (a property whose setter keeps nothing) keeps nothing."""
+    names = [p.arg for p in f.args.posonlyargs + f.args.args + f.args.kwonlyargs]
+    if len(names) < 2:
+        return set()
+    this, params = names[0], set(names[1:])
+    kept: set[str] = set()
+    for stmt in statements(f.body, into_defs=False):
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+            calls = [stmt.value]  # self.items.append(arg), setattr(self, "x", arg)
+        elif not isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            continue
+        else:
+            calls = []
+        for owner, value, slot in stores(stmt, calls):
+            if owner and owner.split(".")[0] == this and not (owner == this and slot in not_kept):
+                kept |= {p for p in held_paths(value) if "." not in p} & params
+    return kept
 
 
 def cache_factories(tree: ast.Module) -> list[str]:

@@ -7,7 +7,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from .classtable import cache_factories, class_summaries
+from .classtable import cache_factories, class_methods, class_summaries
 from .documents import NotebookError, open_document
 from .files import read_source, unreadable
 from .findings import RULES, FileWarning, Finding
@@ -125,10 +125,11 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
              for rule in ALL_RULES if set(rule.codes) & enabled]
     Walker(facts, rules).run(module)
     grad_off = grad_off_by_class(tree) if may_wrap else {}
+    methods = class_methods(tree) if tree is not None else {}
     for name, info in facts.classes.items():
         result.classes[name] = ClassSummary(
             info.init_params, sorted(info.kept_params), info.bases, info.is_module, "__init__" in info.methods,
-            *grad_off.get(name, ([], [])),
+            *grad_off.get(name, ([], [])), *methods.get(name, ([], {})),
         )
     result.evidence = facts.evidence
     result.cache_factories = cache_factories(tree) if tree is not None else []

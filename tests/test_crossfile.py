@@ -155,3 +155,29 @@ def test_the_annotation_names_the_class_whose_method_is_asked(tmp_path, annotati
     findings, errors = lint_paths([str(tmp_path)], jobs=1)
     assert errors == []
     assert [f.code for f in findings] == (["CYC305"] if flagged else [])
+
+
+HANDED = Path(__file__).parent.parent / "fixtures" / "cyc2" / "handed"
+
+
+@pytest.mark.parametrize("args", [("--no-cache", "--jobs", "1"), ("--no-cache", "--jobs", "2"), ()])
+def test_a_method_of_another_file_that_keeps_the_instance_it_is_handed(tmp_path, cyclelint, args):
+    """``self.tracker.add_loader(self)``: only the file of the tracker's class says that ``add_loader`` keeps
+    its argument (accelerate 1.3.0's GradientState). The clean twin's trackers read it, or keep it through a
+    property whose setter stores a weak reference; a setter that keeps it strongly is a store like any other."""
+    for path in HANDED.glob("*.py"):
+        (tmp_path / path.name).write_bytes(path.read_bytes())
+    leak_line = 1 + (tmp_path / "handed_leak.py").read_text().splitlines().index(
+        "        self.tracker.add_loader(self)  # expect: CYC202")
+    assert rows(cyclelint, tmp_path, *args) == [("./handed_leak.py", leak_line, "CYC202")]
+
+    trackers = (tmp_path / "_trackers.py").read_text()
+    weak_setter = "        self._refs = [weakref.ref(loader) for loader in loaders]"
+    assert weak_setter in trackers
+    (tmp_path / "_trackers.py").write_text(trackers.replace(weak_setter, "        self._refs = loaders"))
+    clean_line = 1 + (tmp_path / "handed_clean.py").read_text().splitlines().index("        self.tracker.add_loader(self)")
+    assert rows(cyclelint, tmp_path, *args) == [("./handed_clean.py", clean_line, "CYC202"),
+                                                 ("./handed_leak.py", leak_line, "CYC202")]
+
+    (tmp_path / "_trackers.py").unlink()  # no class says what add_loader does: nothing is judged
+    assert rows(cyclelint, tmp_path, *args) == []

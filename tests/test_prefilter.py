@@ -179,8 +179,8 @@ def _same(source, path):
         full = lint_source(source, path, codes, prefilter=False)
         assert [f.to_dict() for f in fast.findings] == [f.to_dict() for f in full.findings]
         assert fast.classes == full.classes
-        assert [(c.line, c.cls_name, c.index, c.keyword) for c in fast.ctors] == [
-            (c.line, c.cls_name, c.index, c.keyword) for c in full.ctors]
+        assert [(c.line, c.cls_name, c.method, c.index, c.keyword) for c in fast.ctors] == [
+            (c.line, c.cls_name, c.method, c.index, c.keyword) for c in full.ctors]
         if fast.evidence or fast.states or fast.findings or not (full.evidence or full.states):
             assert (fast.evidence, fast.states) == (full.evidence, full.states)
         else:  # pre-filtered: no candidate of its own, and every class it feeds is named for the second pass

@@ -27,7 +27,7 @@ def check_call(scan: Scan, call: ast.Call, instance: str | None) -> bool:
         scan.attr_calls.append(call)
     if name in STEP_METHODS or name == "grad":
         scan.fn_step = True
-    reason = _trigger(scan, call, name, args)
+    reason = _trigger(scan, call, name, args, instance)
     if reason:
         scan.send_on(reason)
         return True
@@ -49,9 +49,12 @@ def check_call(scan: Scan, call: ast.Call, instance: str | None) -> bool:
     return False
 
 
-def _trigger(scan: Scan, call: ast.Call, name: str, args: list[ast.expr]) -> str | None:
+def _trigger(scan: Scan, call: ast.Call, name: str, args: list[ast.expr], instance: str | None) -> str | None:
     """Why ``call`` alone may be a finding of an enabled rule, if it may."""
     families, fn = scan.families, scan.fn
+    if ("CYC2" in families and instance and isinstance(call.func, ast.Attribute)
+            and is_attr_of(call.func.value, instance) and any(isinstance(a, ast.Name) and a.id == instance for a in args)):
+        return "CYC202: the instance handed to a method of an object it holds (self.x.method(self))"
     if "CYC1" in families and HOOK_RE.match(name):
         return "CYC104: register_*hook"
     if "CYC4" in families and call.args and fn is not scan.module_fn and dotted(call.func) == "atexit.register":

@@ -8,8 +8,17 @@ from ..findings import FileWarning, Finding
 
 
 @dataclass
+class MethodKeeps:
+    """A method that stores some of its arguments on its instance (``self.x = arg``, ``self.items.append(arg)``)."""
+
+    params: list[str]  # after the instance
+    kept: list[str]
+
+
+@dataclass
 class ClassSummary:
-    """What other files need to know about a class: which ``__init__`` parameters it keeps."""
+    """What other files need to know about a class: which ``__init__`` parameters it keeps, and which
+    arguments its other methods keep."""
 
     params: list[str]
     kept: list[str]
@@ -18,6 +27,8 @@ class ClassSummary:
     has_init: bool
     grad_off: list[str] = field(default_factory=list)  # methods the class itself runs with grad off (grad_wrappers)
     no_grad_defs: list[str] = field(default_factory=list)  # methods it defines under no_grad/inference_mode
+    methods: list[str] = field(default_factory=list)  # the methods it defines, ``__init__`` aside
+    keeps: dict[str, MethodKeeps] = field(default_factory=dict)  # those that store an argument on the instance
 
 
 @dataclass(kw_only=True)
@@ -33,7 +44,8 @@ class Placed:
 @dataclass
 class PendingCtor(Placed):
     """``Cls(self, ...)`` kept by the instance: a CYC202 once ``Cls`` is known to keep that argument
-    (CYC103: the instance's own bound method handed to a base ``__init__`` that keeps it)."""
+    (CYC103: the instance's own bound method handed to a base ``__init__`` that keeps it); with
+    ``method``, ``self.x.method(self)`` where ``self.x`` is a ``Cls`` whose ``method`` keeps it."""
 
     cls_name: str
     index: int | None
@@ -44,6 +56,7 @@ class PendingCtor(Placed):
     message: str = ""  # with {param} for the parameter that keeps obj
     module_note: str = ""  # added when the class called is an nn.Module
     noqa: tuple[str, ...] | None = None  # the codes a noqa comment on its line names, judged when resolved
+    method: str = "__init__"
 
 
 @dataclass

@@ -9,8 +9,8 @@ from .records import ClassSummary, FileResult, PendingCtor, slot_params
 
 
 def resolve_project(results: Iterable[FileResult]) -> None:
-    """Turn pending ``Cls(self)`` calls into CYC202 findings: the class of the same file
-    first, else every class of that name in the linted tree must keep the argument."""
+    """Turn pending ``Cls(self)`` and ``self.x.method(self)`` calls into CYC202 findings: the class of
+    the same file first, else every class of that name in the linted tree must keep the argument."""
     results = list(results)
     project: dict[str, list[ClassSummary]] = {}
     for res in results:
@@ -139,17 +139,18 @@ def _with_bases(name: str, seen_from: str, files: dict[str, FileResult],
 
 
 def _kept_param(cls: ClassSummary, call: PendingCtor, project: dict[str, list[ClassSummary]]) -> str | None:
-    """The ``__init__`` parameter that receives the instance, if the class keeps it. A class
-    without ``__init__`` inherits one: its bases are searched depth first, each class once
-    (a big tree holds many classes of one name; searching all paths would be exponential)."""
+    """The parameter of the method called (``__init__`` for a constructor) that receives the instance, if
+    the class keeps it. A class that does not define the method inherits it: its bases are searched depth
+    first, each class once (a big tree holds many classes of one name; searching all paths would be
+    exponential)."""
     stack, seen = [cls], set()
     while stack:
         cur = stack.pop()
         if id(cur) in seen:
             continue
         seen.add(id(cur))
-        if cur.has_init:
-            found = _init_param(cur, call)
+        if cur.has_init if call.method == "__init__" else call.method in cur.methods:
+            found = _receiving_param(cur, call)
             if found:
                 return found
             continue
@@ -158,11 +159,17 @@ def _kept_param(cls: ClassSummary, call: PendingCtor, project: dict[str, list[Cl
     return None
 
 
-def _init_param(cls: ClassSummary, call: PendingCtor) -> str | None:
+def _receiving_param(cls: ClassSummary, call: PendingCtor) -> str | None:
+    """The parameter the call passes the instance to, when the method keeps it."""
+    if call.method == "__init__":
+        params, kept = cls.params, cls.kept
+    else:
+        keeps = cls.keeps.get(call.method)
+        params, kept = (keeps.params, keeps.kept) if keeps else ([], [])
     if call.keyword is not None:
         param = call.keyword
-    elif call.index is not None and call.index < len(cls.params):
-        param = cls.params[call.index]
+    elif call.index is not None and call.index < len(params):
+        param = params[call.index]
     else:
         return None
-    return param if param in cls.kept else None
+    return param if param in kept else None

@@ -13,7 +13,7 @@ import libcst as cst
 
 from ..analysis import exprs as ex
 from ..analysis.held import held_paths
-from ..analysis.scopes import Function
+from ..analysis.scopes import ClassInfo, Function
 from ..analysis.weak import is_weak
 from ..astutil import reaches
 from ..project.records import PendingCtor
@@ -30,6 +30,8 @@ MSG_SELF = ("{obj} is stored in its own {where}: a self-reference freed only by 
             "store what is needed (a name, a weakref) instead")
 MSG_CTOR = ("{cls}({obj}) keeps {obj} in {cls}.__init__ ({param}) while {obj} holds the new object: a cycle freed "
             "only by the collector; pass weakref.proxy({obj}) or the values {cls} needs")
+MSG_METHOD = ("{recv}.{method}({obj}) keeps {obj} in {cls}.{method} ({param}) while {obj} holds {recv}: a cycle "
+              "freed only by the collector; pass weakref.proxy({obj}) or the values {method} needs")
 MSG_CTX = ("{ctx}.{attr} keeps {value}, which forward returns: the output's grad_fn is {ctx} itself, so "
            "{ctx} -> output -> grad_fn -> {ctx} is a cycle through autograd that keeps every call's output alive "
            "when backward does not run; pass it to {ctx}.save_for_backward() or store a .detach()")
@@ -56,6 +58,9 @@ class LinkRule(Checker):
         self.ctor_locals: dict[tuple[int, str], list[tuple[cst.CSTNode, PendingCtor]]] = {}
         self.returned: dict[int, set[str]] = {}  # per function: local names its return values hold
         self.views: dict[int, dict[str, set[str]]] = {}  # per function: name -> the names it is an alias or view of
+        # self.x.method(self): (statement, the class of the method it is in, self, x, method, argument), judged
+        # once the file's classes say what x is
+        self.handed: list[tuple[cst.CSTNode, ClassInfo, str, str, str, int, str | None]] = []
 
     def _local(self, fn: Function, name: str) -> bool:
         return name == fn.instance or name in fn.params or name in fn.stored
@@ -157,10 +162,28 @@ class LinkRule(Checker):
             self.returned.setdefault(id(fn), set()).update(held_paths(node.value))
 
     def on_call(self, call, stmt, fn):
-        if ex.method_name(call) in CLEAR_METHODS and ex.receiver(call) is not None:
-            path = ex.dotted(ex.strip_items(ex.receiver(call)))
+        recv = ex.receiver(call)
+        if ex.method_name(call) in CLEAR_METHODS and recv is not None:
+            path = ex.dotted(ex.strip_items(recv))
             if path:
                 self.breaks.setdefault(id(fn), []).append((path + "[]", fn.counter))
+        head, _, attr = (ex.dotted(recv) or "").partition(".") if recv is not None else ("", "", "")
+        method = fn.enclosing_method() if fn.instance and head == fn.instance and attr and "." not in attr else None
+        if method is not None and method.cls is not None:
+            for i, a in enumerate(call.args):
+                if isinstance(a.value, cst.Name) and a.value.value == fn.instance and not a.star:
+                    self.handed.append((stmt, method.cls, fn.instance, attr, ex.method_name(call), i,
+                                        a.keyword.value if a.keyword else None))
+
+    def leave_file(self):
+        classes = self.walker.facts.classes
+        for stmt, cls, obj, attr, method, index, keyword in self.handed:
+            kind = _attribute_class(cls, attr, classes)
+            if kind:
+                self.hand_on(stmt, PendingCtor(
+                    kind, None if keyword else index, keyword, obj, cls.is_module, method=method,
+                    message=MSG_METHOD.format(recv=f"{obj}.{attr}", method=method, obj=obj, cls=kind, param="{param}")))
+        self.handed = []
 
     # -- judging -----------------------------------------------------------
     def leave_function(self, fn):
@@ -247,6 +270,16 @@ def _views_of(value: cst.BaseExpression) -> set[str]:
         elif isinstance(cur, cst.IfExp):
             stack.extend((cur.body, cur.orelse))
     return out
+
+
+def _attribute_class(cls: ClassInfo, attr: str, classes: dict[str, ClassInfo]) -> str | None:
+    """The class ``self.<attr>`` is built from in ``cls``; for a mixin that leaves it to its subclasses,
+    the one class every subclass of the file that builds it agrees on."""
+    if attr in cls.attr_types:
+        return cls.attr_types[attr]
+    kinds = {c.attr_types[attr] for c in classes.values()
+             if attr in c.attr_types and cls.name in (ex.last_part(b) for b in c.bases)}
+    return kinds.pop() if len(kinds) == 1 else None
 
 
 def _function_ctx(fn: Function) -> str | None:

@@ -1,0 +1,82 @@
+"""What the class table says each method does with its arguments (``classtable.method_summaries``): the
+summary behind CYC202 for ``self.x.method(self)``, read off CPython's tree for every file."""
+import ast
+import textwrap
+
+import pytest
+
+from cyclelint.classtable import method_summaries
+
+pytestmark = pytest.mark.lintpath
+
+
+def summary(body: str):
+    tree = ast.parse(textwrap.dedent(body))
+    return method_summaries(tree.body[0])
+
+
+@pytest.mark.parametrize(("source", "kept"), [
+    ("def add(self, item):\n    self.item = item", ["item"]),
+    ("def add(self, item):\n    self.items.append(item)", ["item"]),
+    ("def add(self, key, item):\n    self.table[key] = item", ["item"]),
+    ('def add(self, item):\n    setattr(self, "item", item)', ["item"]),
+    ("def add(self, item):\n    if item is not None:\n        self.item = item", ["item"]),
+    ("def add(self, a, b):\n    self.pair = (a, b)", ["a", "b"]),
+    # what it keeps is not the argument: a weak reference, a derived value, an attribute of it
+    ("def add(self, item):\n    self.ref = weakref.ref(item)", []),
+    ("def add(self, item):\n    self.n = len(item)", []),
+    ("def add(self, item):\n    self.data = item.data", []),
+    ("def add(self, item):\n    other.item = item", []),
+    # a closure defined here stores when it runs, which this summary does not follow
+    ("def add(self, item):\n    def later():\n        self.item = item\n    return later", []),
+])
+def test_what_a_method_keeps(source, kept):
+    methods, keeps = summary("class C:\n" + textwrap.indent(source, "    "))
+    assert methods == ["add"]
+    assert (keeps["add"].kept if "add" in keeps else []) == kept
+
+
+def test_static_and_class_methods_and_properties_are_no_methods_of_an_instance():
+    methods, keeps = summary("""\
+        class C:
+            def __init__(self, x):
+                self.x = x
+
+            @staticmethod
+            def make(x):
+                return x
+
+            @classmethod
+            def register(cls, x):
+                cls.x = x
+
+            @property
+            def size(self):
+                return 1
+
+            def keep(self, x, *, y):
+                self.y = y
+        """)
+    assert methods == ["keep"]
+    assert keeps["keep"].params == ["x", "y"] and keeps["keep"].kept == ["y"]
+
+
+@pytest.mark.parametrize(("setter", "kept"), [
+    ("self._refs = [weakref.ref(v) for v in values]", []),  # accelerate 1.4.0's GradientState
+    ("self._refs = values", ["item"]),
+])
+def test_a_store_through_a_property_keeps_what_its_setter_keeps(setter, kept):
+    _, keeps = summary(f"""\
+        class C:
+            def add(self, item):
+                self.refs += [item]
+
+            @property
+            def refs(self):
+                return [r() for r in self._refs]
+
+            @refs.setter
+            def refs(self, values):
+                {setter}
+        """)
+    assert (keeps["add"].kept if "add" in keeps else []) == kept
