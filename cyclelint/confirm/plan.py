@@ -178,6 +178,10 @@ class _Source:
                 if node.value.id == instance and node.attr in methods or node.value.id in receivers:
                     spec.methods.append(node.attr)
             if isinstance(node, ast.Call):
+                held = node.func.value if isinstance(node.func, ast.Attribute) else None
+                if (isinstance(held, ast.Attribute) and isinstance(held.value, ast.Name) and held.value.id == instance
+                        and any(isinstance(a, ast.Name) and a.id == instance for a in node.args)):
+                    spec.attrs.append(held.attr)  # self.x.method(self): the cycle runs through self.x
                 if isinstance(node.func, ast.Name):  # a factory of the file: what it returns is made inside
                     spec.callables += made_by.get(node.func.id, [])
                 name = dotted(node.func)
