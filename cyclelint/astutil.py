@@ -158,6 +158,17 @@ def _inner_statements(node: ast.AST) -> list[ast.stmt]:
     return inner
 
 
+def instance_handed_to(call: ast.Call, instance: str | None) -> str | None:
+    """``x`` of ``self.x.method(..., self, ...)`` (``self`` being ``instance``, positional or keyword): the
+    instance handed to a method of an object it holds (CYC202 when that method keeps it)."""
+    held = call.func.value if isinstance(call.func, ast.Attribute) else None
+    if not (instance and isinstance(held, ast.Attribute) and isinstance(held.value, ast.Name)
+            and held.value.id == instance):
+        return None
+    values = call.args + [k.value for k in call.keywords]
+    return held.attr if any(isinstance(v, ast.Name) and v.id == instance for v in values) else None
+
+
 def reaches(owner: str, path: str) -> bool:
     """True when ``path`` is ``owner`` or an attribute chain below it."""
     return path == owner or path.startswith(owner + ".")

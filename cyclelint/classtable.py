@@ -68,7 +68,7 @@ def method_summaries(cls: ast.ClassDef) -> tuple[list[str], dict[str, MethodKeep
         methods.append(f.name)
         kept = _kept_arguments(f, properties - through)
         if kept:
-            params = [p.arg for p in f.args.posonlyargs + f.args.args + f.args.kwonlyargs][1:]
+            params = _params(f)[1:]
             keeps[f.name] = MethodKeeps(params, [p for p in params if p in kept])
     return list(dict.fromkeys(methods)), keeps
 
@@ -76,7 +76,7 @@ def method_summaries(cls: ast.ClassDef) -> tuple[list[str], dict[str, MethodKeep
 def _kept_arguments(f: ast.FunctionDef | ast.AsyncFunctionDef, not_kept: set[str]) -> set[str]:
     """The parameters of method ``f`` it stores on its instance; a store to an attribute in ``not_kept``
     (a property whose setter keeps nothing) keeps nothing."""
-    names = [p.arg for p in f.args.posonlyargs + f.args.args + f.args.kwonlyargs]
+    names = _params(f)
     if len(names) < 2:
         return set()
     this, params = names[0], set(names[1:])
@@ -92,6 +92,11 @@ def _kept_arguments(f: ast.FunctionDef | ast.AsyncFunctionDef, not_kept: set[str
             if owner and owner.split(".")[0] == this and not (owner == this and slot in not_kept):
                 kept |= {p for p in held_paths(value) if "." not in p} & params
     return kept
+
+
+def _params(f: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    """The named parameters, the instance first (``*args`` and ``**kwargs`` aside)."""
+    return [p.arg for p in f.args.posonlyargs + f.args.args + f.args.kwonlyargs]
 
 
 def cache_factories(tree: ast.Module) -> list[str]:

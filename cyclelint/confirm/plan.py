@@ -10,7 +10,7 @@ import ast
 import os
 from collections.abc import Sequence
 
-from ..astutil import dotted, stores, strip_items
+from ..astutil import dotted, instance_handed_to, stores, strip_items
 from ..findings import Finding
 from ..vocabulary import INPLACE, STORE_METHODS
 from . import observe
@@ -178,10 +178,9 @@ class _Source:
                 if node.value.id == instance and node.attr in methods or node.value.id in receivers:
                     spec.methods.append(node.attr)
             if isinstance(node, ast.Call):
-                held = node.func.value if isinstance(node.func, ast.Attribute) else None
-                if (isinstance(held, ast.Attribute) and isinstance(held.value, ast.Name) and held.value.id == instance
-                        and any(isinstance(a, ast.Name) and a.id == instance for a in node.args)):
-                    spec.attrs.append(held.attr)  # self.x.method(self): the cycle runs through self.x
+                handed_to = instance_handed_to(node, instance)
+                if handed_to:
+                    spec.attrs.append(handed_to)  # self.x.method(self): the cycle runs through self.x
                 if isinstance(node.func, ast.Name):  # a factory of the file: what it returns is made inside
                     spec.callables += made_by.get(node.func.id, [])
                 name = dotted(node.func)

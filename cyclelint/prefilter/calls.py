@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from ..astutil import dotted, held_paths, last, strip_items
+from ..astutil import dotted, held_paths, instance_handed_to, last, strip_items
 from ..vocabulary import APPENDS, FRAME_CALLS, HOOK_RE, INPLACE, STEP_METHODS, STORE_METHODS
 from .shapes import is_attr_of, may_carry_graph, target_root
 
@@ -52,8 +52,7 @@ def check_call(scan: Scan, call: ast.Call, instance: str | None) -> bool:
 def _trigger(scan: Scan, call: ast.Call, name: str, args: list[ast.expr], instance: str | None) -> str | None:
     """Why ``call`` alone may be a finding of an enabled rule, if it may."""
     families, fn = scan.families, scan.fn
-    if ("CYC2" in families and instance and isinstance(call.func, ast.Attribute)
-            and is_attr_of(call.func.value, instance) and any(isinstance(a, ast.Name) and a.id == instance for a in args)):
+    if "CYC2" in families and instance_handed_to(call, instance):
         return "CYC202: the instance handed to a method of an object it holds (self.x.method(self))"
     if "CYC1" in families and HOOK_RE.match(name):
         return "CYC104: register_*hook"
