@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import libcst as cst
 
+from ..reading import last_part as last_part  # one definition for both trees; the rules say ex.last_part
 from ..vocabulary import STORE_METHODS
 
 # Fields that never hold an expression worth descending into.
@@ -65,10 +66,6 @@ def dotted(expr: cst.CSTNode | None) -> str | None:
         parts.append(expr.value)
         return ".".join(reversed(parts))
     return None
-
-
-def last_part(name: str | None) -> str:
-    return name.rsplit(".", 1)[-1] if name else ""
 
 
 def callee(call: cst.Call) -> str | None:

@@ -6,8 +6,10 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from ..vocabulary import NOT_DATA_CALLEES, SHAPE_READS, STRONG_DATA, WEAK_DATA, name_tokens
+from ..judgements import iter_identifiers
+from ..vocabulary import SHAPE_READS, STRONG_DATA, WEAK_DATA, name_tokens
 from . import exprs as ex
+from .cst_reading import CST
 
 if TYPE_CHECKING:
     from .scopes import Function
@@ -39,7 +41,7 @@ class LoopKinds:
         if counted:
             sized = [a.value.args[0].value for a in iterable.args
                      if isinstance(a.value, cst.Call) and ex.callee(a.value) == "len" and a.value.args]
-            names = [n for s in sized for n in iter_identifiers(s)]
+            names = [n for s in sized for n in iter_identifiers(CST, s)]
         tokens = {t for n in names for t in name_tokens(n)}
         if tokens & STRONG_DATA:
             return True, False
@@ -108,25 +110,3 @@ def walk_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         cur = stack.pop()
         yield cur
         stack.extend(ex.child_nodes(cur))
-
-
-def iter_identifiers(expr: cst.BaseExpression) -> list[str]:
-    """Identifier parts in a loop's iterable, minus builtin wrappers like ``enumerate``."""
-    out: list[str] = []
-    stack = [expr]
-    while stack:
-        cur = stack.pop()
-        if isinstance(cur, cst.Name):
-            if cur.value not in NOT_DATA_CALLEES:
-                out.append(cur.value)
-        elif isinstance(cur, cst.Attribute):
-            out.append(cur.attr.value)
-            stack.append(cur.value)
-        elif isinstance(cur, cst.Call):
-            # d.items(), x.split(4): the method name says nothing about the data
-            func = cur.func.value if isinstance(cur.func, cst.Attribute) else cur.func
-            stack.append(func)
-            stack.extend(a.value for a in cur.args)
-        else:
-            stack.extend(ex.child_nodes(cur))
-    return out

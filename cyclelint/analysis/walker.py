@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from ..judgements import iter_identifiers
 from ..vocabulary import (
     CLEAR_METHODS,
     MODULE_ITER_RE,
@@ -15,10 +16,11 @@ from ..vocabulary import (
 )
 from . import exprs as ex
 from .bindings import keeps_old, module_functions
+from .cst_reading import CST
 from .definitions import class_of, function_of
 from .held import held_names
 from .holds import annotated_class
-from .loops import LoopKinds, iter_identifiers, len_capped
+from .loops import LoopKinds, len_capped
 from .scopes import Binding, FileFacts, Function, Loop, Store
 from .tensors import RETURNS_OF, SAFE, Evaluator, Value, grad_context
 
@@ -305,7 +307,7 @@ class Walker:
     def for_loop(self, node: cst.For) -> None:
         fn = self.fn
         self.header(node.iter, node)
-        iter_names = iter_identifiers(node.iter)
+        iter_names = iter_identifiers(CST, node.iter)
         iter_val = self.value(node.iter)
         data, weak = self.loop_kinds.data_iter(node.iter, iter_names, fn)
         loop = Loop(node, data_iter=data, targets=frozenset(ex.loaded_names(node.target)), weak=weak)

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import ast
 
+from ..ast_reading import AST
 from ..astutil import dotted, held_paths, last, stores, strip_items, walk
+from ..judgements import grows, iter_identifiers, variable_key
 from ..vocabulary import (
     CACHES,
     FORWARD_METHODS,
@@ -24,9 +26,7 @@ from .shapes import (
     annotation_words,
     captures,
     ctor_with,
-    grows,
     is_name,
-    iter_names,
     keeps_name,
     may_carry_graph,
     may_depend,
@@ -35,7 +35,6 @@ from .shapes import (
     pairs,
     regular_methods,
     target_root,
-    variable_key,
 )
 
 
@@ -157,7 +156,7 @@ class Scan:
                 over_data = isinstance(node.test, ast.Constant) and bool(node.test.value)
                 self.expr(node.test, instance)
             else:
-                names = iter_names(node.iter)
+                names = iter_identifiers(AST, node.iter)
                 tokens = {t for n in names for t in name_tokens(n)}
                 # a superset of LoopKinds.data_iter's: strong names, or outside modules weak ones and range(...)
                 counted = isinstance(node.iter, ast.Call) and is_name(node.iter.func, "range")
@@ -311,7 +310,7 @@ class Scan:
         if mentioned:  # acc = acc + x, self.ema = b * self.ema + ...
             self.accumulate()
             if instance and "CYC3" in families and any(
-                    n.split(".")[0] == instance and grows(node.value, n) for n in mentioned):
+                    n.split(".")[0] == instance and grows(AST, node.value, n) for n in mentioned):
                 self.state_growth("CYC305: self attribute recurrence", [node.value])
                 if self.found:
                     return None
@@ -319,7 +318,7 @@ class Scan:
         if subscripts:
             self.accumulate()
         if instance and "CYC3" in families and may_carry_graph(node.value) and any(
-                (dotted(strip_items(t)) or "").split(".")[0] == instance and variable_key(t) for t in subscripts):
+                (dotted(strip_items(t)) or "").split(".")[0] == instance and variable_key(AST, t) for t in subscripts):
             self.state_growth("CYC305: store into a self container", [node.value])
             if self.found:
                 return None

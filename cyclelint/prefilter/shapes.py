@@ -5,9 +5,7 @@ import ast
 
 from ..astutil import class_functions, dotted, held_paths, last, reaches, statements, strip_items, walk
 from ..vocabulary import (
-    CONCAT_FUNCS,
     KEEPERS,
-    NOT_DATA_CALLEES,
     PARTIALS,
     STORE_METHODS,
     WRAPPERS,
@@ -32,26 +30,6 @@ def may_carry_graph(value: ast.AST) -> bool:
     return not (isinstance(value, ast.Call) and last(value.func)[:1].isupper())
 
 
-def iter_names(expr: ast.AST) -> list[str]:
-    """As analysis.loops.iter_identifiers: identifiers of a loop's iterable, minus method names and wrappers."""
-    out, stack = [], [expr]
-    while stack:
-        cur = stack.pop()
-        if isinstance(cur, ast.Name):
-            if cur.id not in NOT_DATA_CALLEES:
-                out.append(cur.id)
-        elif isinstance(cur, ast.Attribute):
-            out.append(cur.attr)
-            stack.append(cur.value)
-        elif isinstance(cur, ast.Call):
-            stack.append(cur.func.value if isinstance(cur.func, ast.Attribute) else cur.func)
-            stack.extend(cur.args)
-            stack.extend(k.value for k in cur.keywords)
-        else:
-            stack.extend(ast.iter_child_nodes(cur))
-    return out
-
-
 def is_name(node: ast.AST, name: str | None) -> bool:
     return isinstance(node, ast.Name) and node.id == name
 
@@ -67,30 +45,6 @@ def ctor_with(value: ast.AST, instance: str) -> bool:
         and any(isinstance(a, ast.Name) and a.id == instance for a in n.args + [k.value for k in n.keywords])
         for n in walk(value)
     )
-
-
-def grows(value: ast.AST, path: str) -> bool:
-    """Mirror of accumulation._grows: the old value kept inside arithmetic or a concatenation."""
-    if isinstance(value, ast.Call) and last(value.func) in CONCAT_FUNCS and value.args and isinstance(
-            value.args[0], (ast.List, ast.Tuple)) and any(dotted(e) == path for e in value.args[0].elts):
-        return True
-    stack = [value]
-    while stack:
-        cur = stack.pop()
-        if dotted(cur) == path:
-            return True
-        if isinstance(cur, ast.BinOp):
-            stack.extend((cur.left, cur.right))
-        elif isinstance(cur, ast.IfExp):
-            stack.extend((cur.body, cur.orelse))
-        elif isinstance(cur, ast.UnaryOp):
-            stack.append(cur.operand)
-    return False
-
-
-def variable_key(target: ast.Subscript) -> bool:
-    """Mirror of accumulation._keyed_by_variable: ``d[key]``, not ``d["k"]`` nor ``x[:, i]``."""
-    return not isinstance(target.slice, (ast.Constant, ast.Slice, ast.Tuple))
 
 
 def regular_methods(tree: ast.Module) -> set[str]:

@@ -13,8 +13,10 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ..analysis import exprs as ex
+from ..analysis.cst_reading import CST
 from ..analysis.scopes import Function, Loop
 from ..analysis.tensors import RETURNS_OF, Value
+from ..judgements import concat_of, grows
 from ..project.records import PendingState, slot_params
 from ..vocabulary import APPENDS, CONCAT_FUNCS, HOLDING_CALLS, INPLACE, KNOWN_DECORATORS, MODULE_TYPES, dunder
 from .base import Checker, Rewrite
@@ -22,8 +24,6 @@ from .fix_safety import Proofs
 from .store_shapes import (
     NOT_A_TENSOR,
     builds_list,
-    concat_of,
-    grows,
     keyed_by_variable,
     number_literal,
     own_attr_key,
@@ -143,7 +143,7 @@ class AccumulationRule(Checker):
             if method and method.cls and head == fn.instance and "." not in attr and not ex.is_none(store.value):
                 key = (method.cls.name, attr)
                 self.attr_lists[key] = self.attr_lists.get(key, True) and builds_list(store.value)
-            if grows(store.value, store.target):
+            if grows(CST, store.value, store.target):
                 self._recurrence(store.stmt, store.target, store.value, fn)
             elif fn.instance and store.target.startswith(fn.instance + "."):
                 self.resets.setdefault(id(fn), set()).add(store.target)
@@ -203,10 +203,10 @@ class AccumulationRule(Checker):
                     self.pending_calls.setdefault(id(fn), []).append((cls, name, slot, self.walker.value(a.value)))
 
     def _recurrence(self, stmt, acc: str, value: cst.BaseExpression, fn: Function) -> None:
-        code = "CYC303" if concat_of(value, acc) else "CYC301"
+        code = "CYC303" if concat_of(CST, value, acc) else "CYC301"
         # h = rnn(x, h) grows a graph only where each iteration is a backward step (truncated BPTT);
         # elsewhere (x = block(x) in a while loop) it is the forward computation itself.
-        self._add(stmt, code, acc, value, self.walker.value(value), fn, backward_only=not grows(value, acc))
+        self._add(stmt, code, acc, value, self.walker.value(value), fn, backward_only=not grows(CST, value, acc))
 
     def _add(self, stmt, code, acc, expr, val: Value, fn: Function, backward_only: bool = False,
              spread: bool = False, fixes: list[cst.BaseExpression] | None = None, slot_of: str | None = None,

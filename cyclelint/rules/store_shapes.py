@@ -1,32 +1,13 @@
-"""What the shape of a store says about an accumulation: whether the new value keeps the old one
-(``x = x + v``, ``torch.cat([x, v])``), starts as a number or a list, walks along the old value, or
-writes one fixed entry instead of growing a container."""
+"""What the shape of a store says about an accumulation: whether it starts as a number or a list, walks
+along the old value, or writes one fixed entry instead of growing a container. Whether the new value keeps
+the old one (``x = x + v``, ``torch.cat([x, v])``) is ``judgements.grows``, which the pre-filter shares."""
 from __future__ import annotations
 
 import libcst as cst
 
 from ..analysis import exprs as ex
-from ..vocabulary import CONCAT_FUNCS
-
-
-def grows(value: cst.BaseExpression, path: str) -> bool:
-    """``o.x = a * o.x + b * v`` or ``o.x = torch.cat([o.x, v])``: the old value is kept in the new one.
-    ``o.x = f(o.x)`` or ``o.x = Head(o.x.size)`` replaces it."""
-    if concat_of(value, path):
-        return True
-    stack = [value]
-    while stack:
-        cur = stack.pop()
-        if ex.dotted(cur) == path:
-            return True
-        if isinstance(cur, cst.BinaryOperation):
-            stack.extend((cur.left, cur.right))
-        elif isinstance(cur, cst.IfExp):
-            stack.extend((cur.body, cur.orelse))
-        elif isinstance(cur, cst.UnaryOperation):
-            stack.append(cur.expression)
-    return False
-
+from ..analysis.cst_reading import CST
+from ..judgements import variable_key
 
 NOT_A_TENSOR = (cst.Dict, cst.Set, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.StarredElement,
                 cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
@@ -57,12 +38,7 @@ def keyed_by_variable(stmt: cst.CSTNode) -> bool:
     """``d[key] = v`` grows ``d``; ``d["past"] = v`` replaces one entry and ``x[:, i] = v`` writes into a tensor."""
     targets = [t.target for t in stmt.targets] if isinstance(stmt, cst.Assign) else (
         [stmt.target] if isinstance(stmt, (cst.AugAssign, cst.AnnAssign)) else [])
-    for target in targets:
-        if isinstance(target, cst.Subscript) and len(target.slice) == 1:
-            index = target.slice[0].slice
-            if isinstance(index, cst.Index) and not isinstance(index.value, (cst.SimpleString, cst.Integer)):
-                return True
-    return False
+    return any(isinstance(target, cst.Subscript) and variable_key(CST, target) for target in targets)
 
 
 def own_attr_key(stmt: cst.CSTNode, instance: str | None) -> str | None:
@@ -73,11 +49,3 @@ def own_attr_key(stmt: cst.CSTNode, instance: str | None) -> str | None:
         if instance and head == instance and attr and "." not in attr:
             return attr
     return None
-
-
-def concat_of(value: cst.BaseExpression, acc: str) -> bool:
-    """``torch.cat([acc, new])`` and friends."""
-    if not isinstance(value, cst.Call) or ex.last_part(ex.callee(value)) not in CONCAT_FUNCS or not value.args:
-        return False
-    first = value.args[0].value
-    return isinstance(first, (cst.List, cst.Tuple)) and any(ex.dotted(e.value) == acc for e in first.elements)

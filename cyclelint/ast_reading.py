@@ -1,0 +1,80 @@
+"""CPython's side of ``reading.Reading``: what the pre-filter's tree says about an expression."""
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Sequence
+
+from . import reading as rd
+from .astutil import child_nodes, dotted
+
+_KINDS: dict[type, str] = {
+    ast.Name: rd.NAME, ast.arg: rd.NAME, ast.Attribute: rd.ATTRIBUTE, ast.Call: rd.CALL, ast.BinOp: rd.BINARY,
+    ast.UnaryOp: rd.UNARY, ast.IfExp: rd.CONDITIONAL, ast.List: rd.LIST, ast.Tuple: rd.TUPLE,
+}
+
+
+def _unstarred(node: ast.expr) -> ast.expr:
+    return node.value if isinstance(node, ast.Starred) else node
+
+
+def _unbracketed(index: ast.Tuple) -> bool:
+    """``x[i, j]``, not ``x[(i, j)]``: CPython keeps no brackets, but an unbracketed tuple starts where its
+    first element starts or ends where its last one ends (``x[(i), (j)]`` reads as bracketed: one index, the
+    answer that sends the file on)."""
+    first, last = index.elts[0], index.elts[-1]
+    return ((index.lineno, index.col_offset) == (first.lineno, first.col_offset)
+            or (index.end_lineno, index.end_col_offset) == (last.end_lineno, last.end_col_offset))
+
+
+class AstReading:
+    def kind(self, node: ast.AST) -> str:
+        if isinstance(node, ast.Constant):
+            value = node.value
+            if isinstance(value, (str, bytes)):
+                return rd.STRING
+            return rd.INTEGER if type(value) is int else rd.OTHER  # True is a name to libcst
+        return _KINDS.get(type(node), rd.OTHER)
+
+    def dotted(self, node: ast.AST) -> str | None:
+        return dotted(node)
+
+    def identifier(self, node: ast.Name | ast.arg | ast.Attribute) -> str:
+        if isinstance(node, ast.Name):
+            return node.id
+        return node.arg if isinstance(node, ast.arg) else node.attr
+
+    def base(self, node: ast.Attribute) -> ast.expr:
+        return node.value
+
+    def func(self, node: ast.Call) -> ast.expr:
+        return node.func
+
+    def arguments(self, node: ast.Call) -> Sequence[ast.expr]:
+        values = [_unstarred(a) for a in node.args]
+        if node.keywords:
+            values += [k.value for k in node.keywords]
+            if node.args:  # f(key=v, *rest): libcst lists them as written
+                values.sort(key=lambda v: (v.lineno, v.col_offset))
+        return values
+
+    def operands(self, node: ast.AST) -> Sequence[ast.expr]:
+        if isinstance(node, ast.BinOp):
+            return (node.left, node.right)
+        if isinstance(node, ast.IfExp):
+            return (node.body, node.orelse)
+        return (node.operand,)
+
+    def elements(self, node: ast.List | ast.Tuple) -> Sequence[ast.expr]:
+        return [_unstarred(e) for e in node.elts]
+
+    def single_index(self, node: ast.Subscript) -> ast.expr | None:
+        index = node.slice
+        if isinstance(index, ast.Tuple) and index.elts and _unbracketed(index):
+            return index.elts[0] if len(index.elts) == 1 else None  # x[i,] is one element to libcst
+        return None if isinstance(index, ast.Slice) else index
+
+    def children(self, node: ast.AST) -> Iterable[ast.AST]:
+        return child_nodes(node)
+
+
+AST = AstReading()

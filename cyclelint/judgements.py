@@ -1,0 +1,67 @@
+"""Judgements that a rule makes on libcst's tree and the pre-filter repeats on CPython's, written once.
+
+Each takes the tree's ``Reading`` first: the rules pass ``analysis.exprs.CST``, the pre-filter
+``astutil.AST``. What they decide is the rule's decision; the pre-filter asks the same question so that it
+sends a file on exactly when the rule could hold.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .reading import ATTRIBUTE, BINARY, CALL, CONDITIONAL, INTEGER, LIST, NAME, STRING, TUPLE, UNARY, Reading, last_part
+from .vocabulary import CONCAT_FUNCS, NOT_DATA_CALLEES
+
+_INSIDE_ARITHMETIC = (BINARY, CONDITIONAL, UNARY)
+
+
+def concat_of(r: Reading, value: Any, acc: str) -> bool:
+    """``torch.cat([acc, new])`` and friends."""
+    if r.kind(value) != CALL or last_part(r.dotted(r.func(value))) not in CONCAT_FUNCS:
+        return False
+    args = r.arguments(value)
+    return bool(args) and r.kind(args[0]) in (LIST, TUPLE) and any(r.dotted(e) == acc for e in r.elements(args[0]))
+
+
+def grows(r: Reading, value: Any, path: str) -> bool:
+    """``o.x = a * o.x + b * v`` or ``o.x = torch.cat([o.x, v])``: the old value is kept in the new one.
+    ``o.x = f(o.x)`` or ``o.x = Head(o.x.size)`` replaces it."""
+    if concat_of(r, value, path):
+        return True
+    stack = [value]
+    while stack:
+        cur = stack.pop()
+        if r.dotted(cur) == path:
+            return True
+        if r.kind(cur) in _INSIDE_ARITHMETIC:
+            stack.extend(r.operands(cur))
+    return False
+
+
+def variable_key(r: Reading, target: Any) -> bool:
+    """``d[key] = v`` grows ``d``; ``d["past"] = v`` replaces one entry and ``x[:, i] = v`` writes into a
+    tensor. ``target``: a subscript the statement stores into."""
+    index = r.single_index(target)
+    return index is not None and r.kind(index) not in (STRING, INTEGER)
+
+
+def iter_identifiers(r: Reading, expr: Any) -> list[str]:
+    """Identifier parts in a loop's iterable, minus builtin wrappers like ``enumerate``."""
+    out: list[str] = []
+    stack = [expr]
+    while stack:
+        cur = stack.pop()
+        kind = r.kind(cur)
+        if kind == NAME:
+            if r.identifier(cur) not in NOT_DATA_CALLEES:
+                out.append(r.identifier(cur))
+        elif kind == ATTRIBUTE:
+            out.append(r.identifier(cur))
+            stack.append(r.base(cur))
+        elif kind == CALL:
+            # d.items(), x.split(4): the method name says nothing about the data
+            func = r.func(cur)
+            stack.append(r.base(func) if r.kind(func) == ATTRIBUTE else func)
+            stack.extend(r.arguments(cur))
+        else:
+            stack.extend(r.children(cur))
+    return out

@@ -1,0 +1,61 @@
+"""One reading of an expression, whichever tree it comes from.
+
+cyclelint parses a file twice over: CPython's ``ast`` for the pre-filter and the project index, libcst for
+the rules. A judgement both need (``judgements.py``) is written once against this reading, and each tree
+supplies its own (``analysis.exprs.CST``, ``astutil.AST``), so the pre-filter's test cannot drift from the
+rule's. A reading only reports what the syntax says; it decides nothing.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, Protocol
+
+# What kind of expression a node is, as far as the judgements care; everything else is OTHER.
+NAME = "name"            # x (and a lambda's parameter, which names a value as x does)
+ATTRIBUTE = "attribute"  # x.y
+CALL = "call"            # f(...)
+BINARY = "binary"        # a + b, a @ b, ...
+UNARY = "unary"          # -a, not a, ~a
+CONDITIONAL = "conditional"  # a if c else b
+LIST = "list"
+TUPLE = "tuple"
+STRING = "string"        # a string or bytes literal without interpolation
+INTEGER = "integer"
+OTHER = "other"
+
+
+class Reading(Protocol):
+    def kind(self, node: Any) -> str:
+        """One of the kinds above."""
+
+    def dotted(self, node: Any) -> str | None:
+        """``"a.b.c"`` for a name or attribute chain, else None."""
+
+    def identifier(self, node: Any) -> str:
+        """A NAME's identifier, or an ATTRIBUTE's last part."""
+
+    def base(self, node: Any) -> Any:
+        """What an ATTRIBUTE is taken from (``x`` of ``x.y``)."""
+
+    def func(self, node: Any) -> Any:
+        """What a CALL calls."""
+
+    def arguments(self, node: Any) -> Sequence[Any]:
+        """A CALL's argument values, positional then keyword, in source order, ``*``/``**`` unwrapped."""
+
+    def operands(self, node: Any) -> Sequence[Any]:
+        """The sub-expressions of BINARY (left, right), UNARY (the operand) and CONDITIONAL (body, orelse)."""
+
+    def elements(self, node: Any) -> Sequence[Any]:
+        """The element values of a LIST or TUPLE, ``*`` unwrapped."""
+
+    def single_index(self, node: Any) -> Any | None:
+        """The index of ``x[i]`` when it is one plain expression (not a slice, not ``x[i, j]``), else None."""
+
+    def children(self, node: Any) -> Iterable[Any]:
+        """Every child node that may hold an expression."""
+
+
+def last_part(name: str | None) -> str:
+    """``"cat"`` of ``"torch.cat"``; ``""`` for None."""
+    return name.rsplit(".", 1)[-1] if name else ""

@@ -1,0 +1,101 @@
+"""The judgements the rules and the pre-filter share are written once (cyclelint/judgements.py) and read each
+tree through its Reading: on the same source, libcst's reading and CPython's must give the same answer,
+including the corners where the two trees differ (keyword and starred arguments, bracketed tuples, implicit
+string concatenation, literals CPython folds into one constant)."""
+import ast
+import unicodedata
+
+import hypothesmith
+import libcst as cst
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from cyclelint.analysis.cst_reading import CST
+from cyclelint.ast_reading import AST
+from cyclelint.astutil import dotted, walk
+from cyclelint.judgements import concat_of, grows, iter_identifiers, variable_key
+
+pytestmark = pytest.mark.lintpath
+
+
+def _both(source: str):
+    """(libcst expression, ast expression) of one expression's source."""
+    return cst.parse_expression(source), ast.parse(source.strip(), mode="eval").body
+
+
+def _agree(judgement, source: str, *args):
+    on_cst, on_ast = _both(source)
+    answer = judgement(CST, on_cst, *args)
+    assert judgement(AST, on_ast, *args) == answer, source
+    return answer
+
+
+@pytest.mark.parametrize(("source", "path", "expected"), [
+    ("acc + loss", "acc", True),
+    ("0.9 * self.ema + 0.1 * x", "self.ema", True),
+    ("-acc if flag else acc * 2", "acc", True),
+    ("torch.cat([acc, new])", "acc", True),
+    ("torch.cat(tensors=[acc, new])", "acc", True),  # a keyword argument is still the first argument
+    ("torch.cat([*acc, new])", "acc", True),
+    ("torch.stack((out, h), dim=0)", "h", True),
+    ("f(acc)", "acc", False),  # replaces the old value
+    ("Head(acc.size)", "acc", False),
+    ("acc.detach() + x", "acc", False),
+    ("pieces[0].cat([acc])", "acc", False),  # no dotted callee: not torch.cat
+])
+def test_grows_on_both_trees(source, path, expected):
+    assert _agree(grows, source, path) is expected
+
+
+@pytest.mark.parametrize(("source", "expected"), [
+    ("d[key]", True),
+    ("d[self.step]", True),
+    ("d[-1]", True),
+    ("d[1.5]", True),
+    ("d[None]", True),  # a name to libcst, a constant to CPython: both a variable key
+    ("d[True]", True),
+    ("d[f'{k}']", True),
+    ("d[(a, b)]", True),  # one bracketed tuple
+    ("d[()]", True),
+    ("d['past']", False),
+    ("d['pa' 'st']", False),  # one string to CPython, two to libcst
+    ("d[b'k']", False),
+    ("d[0]", False),
+    ("x[:, i]", False),
+    ("x[i, j]", False),
+    ("d[k,]", True),  # one element to libcst
+    ("x[(i), j]", False),
+    ("x[1:]", False),
+])
+def test_variable_key_on_both_trees(source, expected):
+    assert _agree(variable_key, source) is expected
+
+
+@pytest.mark.parametrize(("source", "expected"), [
+    ("enumerate(self.train_loader)", ["self", "train_loader"]),
+    ("zip(batches, range(len(dataset)))", ["batches", "dataset"]),
+    ("d.items()", ["d"]),
+    ("map(lambda batch, n=limit: batch, loader)", ["batch", "batch", "limit", "loader", "map", "n"]),
+    ("(x for x in data.shards[1:])", ["data", "shards", "x", "x"]),
+    ("tqdm(loader, total=len(loader), desc=f'{epoch}')", ["epoch", "loader", "loader"]),
+])
+def test_iter_identifiers_on_both_trees(source, expected):
+    on_cst, on_ast = _both(source)
+    assert sorted(iter_identifiers(CST, on_cst)) == sorted(iter_identifiers(AST, on_ast)) == expected
+
+
+@pytest.mark.filterwarnings("ignore::SyntaxWarning")  # generated code calls literals
+@settings(deadline=None, suppress_health_check=list(HealthCheck), max_examples=60)
+@given(hypothesmith.from_grammar("eval_input"))
+def test_generated_expressions_are_judged_alike(source):
+    source = unicodedata.normalize("NFKC", source)  # as CPython reads identifiers; libcst keeps them as written
+    try:
+        on_cst, on_ast = _both(source)
+        store_cst, store_ast = _both(f"_[{source.strip()}]")
+    except (SyntaxError, cst.ParserSyntaxError, ValueError, RecursionError):
+        return  # what one parser refuses says nothing about the judgements
+    assert sorted(iter_identifiers(CST, on_cst)) == sorted(iter_identifiers(AST, on_ast))
+    for path in {p for n in walk(on_ast) if (p := dotted(n))}:
+        assert grows(CST, on_cst, path) == grows(AST, on_ast, path)
+        assert concat_of(CST, on_cst, path) == concat_of(AST, on_ast, path)
+    assert variable_key(CST, store_cst) == variable_key(AST, store_ast)
