@@ -4,12 +4,15 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable, Sequence
 
+from . import judgements
 from . import reading as rd
 from .astutil import child_nodes, dotted
 
 _KINDS: dict[type, str] = {
     ast.Name: rd.NAME, ast.arg: rd.NAME, ast.Attribute: rd.ATTRIBUTE, ast.Call: rd.CALL, ast.BinOp: rd.BINARY,
-    ast.UnaryOp: rd.UNARY, ast.IfExp: rd.CONDITIONAL, ast.List: rd.LIST, ast.Tuple: rd.TUPLE,
+    ast.UnaryOp: rd.UNARY, ast.IfExp: rd.CONDITIONAL, ast.List: rd.LIST, ast.Tuple: rd.TUPLE, ast.Set: rd.SET,
+    ast.Dict: rd.DICT, ast.ListComp: rd.COMPREHENSION, ast.SetComp: rd.COMPREHENSION, ast.GeneratorExp: rd.COMPREHENSION,
+    ast.DictComp: rd.COMPREHENSION,
 }
 
 
@@ -64,8 +67,17 @@ class AstReading:
             return (node.body, node.orelse)
         return (node.operand,)
 
-    def elements(self, node: ast.List | ast.Tuple) -> Sequence[ast.expr]:
+    def elements(self, node: ast.List | ast.Tuple | ast.Set | ast.Dict) -> Sequence[ast.expr]:
+        if isinstance(node, ast.Dict):
+            return [part for key, value in zip(node.keys, node.values)
+                    for part in ((value,) if key is None else (value, key))]
         return [_unstarred(e) for e in node.elts]
+
+    def produced(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> ast.expr:
+        return node.value if isinstance(node, ast.DictComp) else node.elt
+
+    def adds(self, node: ast.BinOp) -> bool:
+        return isinstance(node.op, ast.Add)
 
     def single_index(self, node: ast.Subscript) -> ast.expr | None:
         index = node.slice
@@ -78,3 +90,9 @@ class AstReading:
 
 
 AST = AstReading()
+
+
+def held_paths(value: ast.expr) -> list[str]:
+    """``judgements.held_paths`` on CPython's tree; a ``*args`` argument holds what ``args`` holds, as the
+    argument's value does in libcst's."""
+    return judgements.held_paths(AST, _unstarred(value))

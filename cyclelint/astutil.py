@@ -64,31 +64,6 @@ def strip_items(node: ast.AST) -> ast.AST:
             return node
 
 
-def held_paths(value: ast.AST) -> list[str]:
-    out, stack = [], [value]
-    while stack:
-        cur = stack.pop()
-        path = dotted(cur)
-        if path is not None:
-            out.append(path)
-        elif isinstance(cur, (ast.Tuple, ast.List, ast.Set)):
-            stack.extend(cur.elts)
-        elif isinstance(cur, ast.Dict):
-            stack.extend(v for v in cur.values if v is not None)
-            stack.extend(k for k in cur.keys if k is not None)
-        elif isinstance(cur, ast.IfExp):
-            stack.extend((cur.body, cur.orelse))
-        elif isinstance(cur, ast.BinOp) and isinstance(cur.op, ast.Add) and (
-            isinstance(cur.left, (ast.Tuple, ast.List)) or isinstance(cur.right, (ast.Tuple, ast.List))
-        ):  # (self,) + args: as analysis.held.held_paths
-            stack.extend((cur.left, cur.right))
-        elif isinstance(cur, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
-            stack.append(cur.elt)
-        elif isinstance(cur, (ast.DictComp, ast.Starred)):
-            stack.append(cur.value)
-    return out
-
-
 def last(node: ast.AST) -> str:
     if isinstance(node, ast.Attribute):
         return node.attr

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import ast
 
-from .astutil import attribute_stores, class_functions, dotted, held_paths, last, statements, stores
+from .ast_reading import held_paths
+from .astutil import attribute_stores, class_functions, dotted, last, statements, stores
 from .grad_wrappers import grad_off_methods, no_grad_defs
 from .project.records import MethodKeeps
 from .vocabulary import CACHES, is_module_class

@@ -8,7 +8,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from .reading import ATTRIBUTE, BINARY, CALL, CONDITIONAL, INTEGER, LIST, NAME, STRING, TUPLE, UNARY, Reading, last_part
+from .reading import (
+    ATTRIBUTE,
+    BINARY,
+    CALL,
+    COMPREHENSION,
+    CONDITIONAL,
+    DICT,
+    INTEGER,
+    LIST,
+    NAME,
+    SET,
+    STRING,
+    TUPLE,
+    UNARY,
+    Reading,
+    last_part,
+)
 from .vocabulary import CONCAT_FUNCS, NOT_DATA_CALLEES
 
 _INSIDE_ARITHMETIC = (BINARY, CONDITIONAL, UNARY)
@@ -65,3 +81,30 @@ def iter_identifiers(r: Reading, expr: Any) -> list[str]:
         else:
             stack.extend(r.children(cur))
     return out
+
+
+def held_paths(r: Reading, value: Any) -> list[str]:
+    """Dotted paths held strongly by ``value``: itself, or inside displays, conditionals, comprehensions and
+    ``(self,) + args`` (a new sequence holding both sides' items). No calls: a weakref or a copy holds nothing."""
+    out: list[str] = []
+    stack = [value]
+    while stack:
+        cur = stack.pop()
+        path = r.dotted(cur)
+        if path is not None:
+            if path not in ("None", "True", "False"):
+                out.append(path)
+            continue
+        kind = r.kind(cur)
+        if kind in (TUPLE, LIST, SET, DICT):
+            stack.extend(r.elements(cur))
+        elif kind == CONDITIONAL or (kind == BINARY and _joins_sequences(r, cur)):
+            stack.extend(r.operands(cur))
+        elif kind == COMPREHENSION:
+            stack.append(r.produced(cur))
+    return out
+
+
+def _joins_sequences(r: Reading, node: Any) -> bool:
+    """``(self,) + args``: a new sequence holding both sides' items."""
+    return r.adds(node) and any(r.kind(side) in (TUPLE, LIST) for side in r.operands(node))

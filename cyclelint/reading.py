@@ -19,6 +19,9 @@ UNARY = "unary"          # -a, not a, ~a
 CONDITIONAL = "conditional"  # a if c else b
 LIST = "list"
 TUPLE = "tuple"
+SET = "set"
+DICT = "dict"
+COMPREHENSION = "comprehension"  # [e for ...], {e for ...}, (e for ...), {k: v for ...}
 STRING = "string"        # a string or bytes literal without interpolation
 INTEGER = "integer"
 OTHER = "other"
@@ -47,7 +50,14 @@ class Reading(Protocol):
         """The sub-expressions of BINARY (left, right), UNARY (the operand) and CONDITIONAL (body, orelse)."""
 
     def elements(self, node: Any) -> Sequence[Any]:
-        """The element values of a LIST or TUPLE, ``*`` unwrapped."""
+        """The element values of a LIST, TUPLE or SET, ``*`` unwrapped; a DICT's values and keys, each value
+        before its key (a ``**`` entry gives its value alone)."""
+
+    def produced(self, node: Any) -> Any:
+        """What a COMPREHENSION makes of each item (a dict comprehension's value)."""
+
+    def adds(self, node: Any) -> bool:
+        """Whether a BINARY is ``+``."""
 
     def single_index(self, node: Any) -> Any | None:
         """The index of ``x[i]`` when it is one plain expression (not a slice, not ``x[i, j]``), else None."""

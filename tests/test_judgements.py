@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from cyclelint.analysis.cst_reading import CST
 from cyclelint.ast_reading import AST
 from cyclelint.astutil import dotted, walk
-from cyclelint.judgements import concat_of, grows, iter_identifiers, variable_key
+from cyclelint import ast_reading
+from cyclelint.judgements import concat_of, grows, held_paths, iter_identifiers, variable_key
 
 pytestmark = pytest.mark.lintpath
 
@@ -84,6 +85,30 @@ def test_iter_identifiers_on_both_trees(source, expected):
     assert sorted(iter_identifiers(CST, on_cst)) == sorted(iter_identifiers(AST, on_ast)) == expected
 
 
+@pytest.mark.parametrize(("source", "expected"), [
+    ("self", ["self"]),
+    ("(self.model, cb, None, True)", ["cb", "self.model"]),
+    ("[*handlers, hook]", ["handlers", "hook"]),
+    ("{'owner': self, **extra}", ["extra", "self"]),  # a dict holds its keys and values
+    ("{key: net}", ["key", "net"]),
+    ("(self,) + args", ["args", "self"]),
+    ("a + b", []),  # arithmetic makes a new value
+    ("net if flag else None", ["net"]),
+    ("[m for m in self.children()]", ["m"]),
+    ("{k: v.detach() for k, v in state.items()}", []),
+    ("weakref.ref(self)", []),  # a call holds nothing
+])
+def test_held_paths_on_both_trees(source, expected):
+    on_cst, on_ast = _both(source)
+    assert sorted(held_paths(CST, on_cst)) == sorted(held_paths(AST, on_ast)) == expected
+
+
+def test_a_starred_argument_holds_what_it_unpacks():
+    call = ast.parse("f(*hooks, owner=self)", mode="eval").body
+    assert [p for a in call.args + [k.value for k in call.keywords] for p in ast_reading.held_paths(a)] == [
+        "hooks", "self"]
+
+
 @pytest.mark.filterwarnings("ignore::SyntaxWarning")  # generated code calls literals
 @settings(deadline=None, suppress_health_check=list(HealthCheck), max_examples=60)
 @given(hypothesmith.from_grammar("eval_input"))
@@ -98,4 +123,5 @@ def test_generated_expressions_are_judged_alike(source):
     for path in {p for n in walk(on_ast) if (p := dotted(n))}:
         assert grows(CST, on_cst, path) == grows(AST, on_ast, path)
         assert concat_of(CST, on_cst, path) == concat_of(AST, on_ast, path)
+    assert sorted(held_paths(CST, on_cst)) == sorted(held_paths(AST, on_ast))
     assert variable_key(CST, store_cst) == variable_key(AST, store_ast)

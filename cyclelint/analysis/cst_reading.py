@@ -11,7 +11,9 @@ from . import exprs as ex
 _KINDS: dict[type, str] = {
     cst.Name: rd.NAME, cst.Attribute: rd.ATTRIBUTE, cst.Call: rd.CALL, cst.BinaryOperation: rd.BINARY,
     cst.UnaryOperation: rd.UNARY, cst.IfExp: rd.CONDITIONAL, cst.List: rd.LIST, cst.Tuple: rd.TUPLE,
-    cst.SimpleString: rd.STRING, cst.Integer: rd.INTEGER,
+    cst.Set: rd.SET, cst.Dict: rd.DICT, cst.ListComp: rd.COMPREHENSION, cst.SetComp: rd.COMPREHENSION,
+    cst.GeneratorExp: rd.COMPREHENSION, cst.DictComp: rd.COMPREHENSION, cst.SimpleString: rd.STRING,
+    cst.Integer: rd.INTEGER,
 }
 
 
@@ -56,8 +58,17 @@ class CstReading:
             return (node.body, node.orelse)
         return (node.expression,)
 
-    def elements(self, node: cst.List | cst.Tuple) -> Sequence[cst.BaseExpression]:
+    def elements(self, node: cst.List | cst.Tuple | cst.Set | cst.Dict) -> Sequence[cst.BaseExpression]:
+        if isinstance(node, cst.Dict):
+            return [part for e in node.elements
+                    for part in ((e.value, e.key) if isinstance(e, cst.DictElement) else (e.value,))]
         return [e.value for e in node.elements]
+
+    def produced(self, node: cst.BaseComp) -> cst.BaseExpression:
+        return node.value if isinstance(node, cst.DictComp) else node.elt
+
+    def adds(self, node: cst.BinaryOperation) -> bool:
+        return isinstance(node.operator, cst.Add)
 
     def single_index(self, node: cst.Subscript) -> cst.BaseExpression | None:
         if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):

@@ -5,7 +5,8 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from ..astutil import dotted, held_paths, instance_handed_to, last, strip_items
+from ..ast_reading import held_paths
+from ..astutil import dotted, instance_handed_to, last, strip_items
 from ..vocabulary import APPENDS, FRAME_CALLS, HOOK_RE, INPLACE, STEP_METHODS, STORE_METHODS
 from .shapes import is_attr_of, may_carry_graph, target_root
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import ast
 
-from ..ast_reading import AST
-from ..astutil import dotted, held_paths, last, stores, strip_items, walk
+from ..ast_reading import AST, held_paths
+from ..astutil import dotted, last, stores, strip_items, walk
 from ..judgements import grows, iter_identifiers, variable_key
 from ..vocabulary import (
     CACHES,

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import ast
 
-from ..astutil import class_functions, dotted, held_paths, last, reaches, statements, strip_items, walk
+from ..ast_reading import held_paths
+from ..astutil import class_functions, dotted, last, reaches, statements, strip_items, walk
 from ..vocabulary import (
     KEEPERS,
     PARTIALS,
