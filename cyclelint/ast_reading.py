@@ -9,7 +9,7 @@ from . import reading as rd
 from .astutil import child_nodes, dotted
 
 _KINDS: dict[type, str] = {
-    ast.Name: rd.NAME, ast.arg: rd.NAME, ast.Attribute: rd.ATTRIBUTE, ast.Call: rd.CALL, ast.BinOp: rd.BINARY,
+    ast.Name: rd.NAME, ast.arg: rd.NAME, ast.Attribute: rd.ATTRIBUTE, ast.Call: rd.CALL, ast.Lambda: rd.LAMBDA, ast.BinOp: rd.BINARY,
     ast.UnaryOp: rd.UNARY, ast.IfExp: rd.CONDITIONAL, ast.List: rd.LIST, ast.Tuple: rd.TUPLE, ast.Set: rd.SET,
     ast.Dict: rd.DICT, ast.ListComp: rd.COMPREHENSION, ast.SetComp: rd.COMPREHENSION, ast.GeneratorExp: rd.COMPREHENSION,
     ast.DictComp: rd.COMPREHENSION,
@@ -29,21 +29,30 @@ def _unbracketed(index: ast.Tuple) -> bool:
             or (index.end_lineno, index.end_col_offset) == (last.end_lineno, last.end_col_offset))
 
 
+def _named_constant(node: ast.AST) -> bool:
+    """``None``, ``True``, ``False``: constants to CPython, names to libcst."""
+    return isinstance(node, ast.Constant) and (node.value is None or node.value is True or node.value is False)
+
+
 class AstReading:
     def kind(self, node: ast.AST) -> str:
         if isinstance(node, ast.Constant):
             value = node.value
             if isinstance(value, (str, bytes)):
                 return rd.STRING
-            return rd.INTEGER if type(value) is int else rd.OTHER  # True is a name to libcst
+            if type(value) is int:
+                return rd.INTEGER
+            return rd.NAME if _named_constant(node) else rd.OTHER
         return _KINDS.get(type(node), rd.OTHER)
 
     def dotted(self, node: ast.AST) -> str | None:
-        return dotted(node)
+        return str(node.value) if _named_constant(node) else dotted(node)
 
-    def identifier(self, node: ast.Name | ast.arg | ast.Attribute) -> str:
+    def identifier(self, node: ast.Name | ast.arg | ast.Attribute | ast.Constant) -> str:
         if isinstance(node, ast.Name):
             return node.id
+        if isinstance(node, ast.Constant):
+            return str(node.value)
         return node.arg if isinstance(node, ast.arg) else node.attr
 
     def base(self, node: ast.Attribute) -> ast.expr:
@@ -68,10 +77,10 @@ class AstReading:
         return (node.operand,)
 
     def elements(self, node: ast.List | ast.Tuple | ast.Set | ast.Dict) -> Sequence[ast.expr]:
-        if isinstance(node, ast.Dict):
-            return [part for key, value in zip(node.keys, node.values)
-                    for part in ((value,) if key is None else (value, key))]
-        return [_unstarred(e) for e in node.elts]
+        return list(node.values) if isinstance(node, ast.Dict) else [_unstarred(e) for e in node.elts]
+
+    def entries(self, node: ast.Dict) -> Sequence[ast.expr]:
+        return [part for key, value in zip(node.keys, node.values) for part in ((value,) if key is None else (value, key))]
 
     def produced(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> ast.expr:
         return node.value if isinstance(node, ast.DictComp) else node.elt

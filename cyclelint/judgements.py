@@ -6,6 +6,7 @@ sends a file on exactly when the rule could hold.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .reading import (
@@ -16,6 +17,7 @@ from .reading import (
     CONDITIONAL,
     DICT,
     INTEGER,
+    LAMBDA,
     LIST,
     NAME,
     SET,
@@ -25,7 +27,7 @@ from .reading import (
     Reading,
     last_part,
 )
-from .vocabulary import CONCAT_FUNCS, NOT_DATA_CALLEES
+from .vocabulary import CONCAT_FUNCS, KEEPERS, NOT_DATA_CALLEES, STRONG_DATA, WEAK_DATA, WRAPPERS, name_tokens
 
 _INSIDE_ARITHMETIC = (BINARY, CONDITIONAL, UNARY)
 
@@ -83,6 +85,25 @@ def iter_identifiers(r: Reading, expr: Any) -> list[str]:
     return out
 
 
+def named_data(r: Reading, iterable: Any, names: list[str], in_module: bool) -> tuple[bool, bool]:
+    """(each iteration takes fresh data, only by a weak name), from what a loop's iterable is named:
+    a strong data name (``loader``, ``batches``) says so anywhere; outside a module's methods a weak one
+    (``items``) or a count (``range(n)``: a repeated step) does too. ``range(len(dataset))`` is named by what
+    ``len`` measures. ``names``: the iterable's identifiers (``iter_identifiers``). The rule asks this after
+    ruling out, from what values are, the parts of one forward pass (``LoopKinds.data_iter``)."""
+    counted = r.kind(iterable) == CALL and r.dotted(r.func(iterable)) == "range"
+    if counted:
+        sized = [r.arguments(a)[0] for a in r.arguments(iterable)
+                 if r.kind(a) == CALL and r.dotted(r.func(a)) == "len" and r.arguments(a)]
+        names = [n for s in sized for n in iter_identifiers(r, s)]
+    tokens = {t for n in names for t in name_tokens(n)}
+    if tokens & STRONG_DATA:
+        return True, False
+    # ``for _ in range(steps)`` repeats a computation: a step, unless what it builds is that call's result
+    weak = not in_module and (counted or bool(tokens & WEAK_DATA))
+    return weak, weak
+
+
 def held_paths(r: Reading, value: Any) -> list[str]:
     """Dotted paths held strongly by ``value``: itself, or inside displays, conditionals, comprehensions and
     ``(self,) + args`` (a new sequence holding both sides' items). No calls: a weakref or a copy holds nothing."""
@@ -96,8 +117,10 @@ def held_paths(r: Reading, value: Any) -> list[str]:
                 out.append(path)
             continue
         kind = r.kind(cur)
-        if kind in (TUPLE, LIST, SET, DICT):
+        if kind in (TUPLE, LIST, SET):
             stack.extend(r.elements(cur))
+        elif kind == DICT:
+            stack.extend(r.entries(cur))
         elif kind == CONDITIONAL or (kind == BINARY and _joins_sequences(r, cur)):
             stack.extend(r.operands(cur))
         elif kind == COMPREHENSION:
@@ -108,3 +131,29 @@ def held_paths(r: Reading, value: Any) -> list[str]:
 def _joins_sequences(r: Reading, node: Any) -> bool:
     """``(self,) + args``: a new sequence holding both sides' items."""
     return r.adds(node) and any(r.kind(side) in (TUPLE, LIST) for side in r.operands(node))
+
+
+def capture_walk(r: Reading, value: Any, visit: Callable[[Any, str], bool],
+                 weak: Callable[[Any], bool] | None = None) -> None:
+    """Where a stored value may hold a callable that keeps an object, for CYC1: ``visit(node, kind)`` is
+    called, in source order, on each lambda, name, attribute and call reached through displays (a dict's
+    values), conditionals, and the arguments of calls that keep what they are given (``Thread(target=...)``,
+    ``torch.compile(f)``, a class's constructor unless ``weak(call)``). A call ``visit`` answers True for is a
+    capture itself; its arguments are not looked into."""
+    stack = [value]
+    while stack:
+        cur = stack.pop()
+        kind = r.kind(cur)
+        if kind in (LAMBDA, NAME, ATTRIBUTE):
+            visit(cur, kind)
+        elif kind == CALL:
+            if visit(cur, kind):
+                continue
+            callee = r.dotted(r.func(cur))
+            last = last_part(callee)
+            if last in KEEPERS or callee in WRAPPERS or (last[:1].isupper() and not (weak and weak(cur))):
+                stack.extend(reversed(r.arguments(cur)))
+        elif kind in (TUPLE, LIST, SET, DICT):
+            stack.extend(reversed(r.elements(cur)))
+        elif kind == CONDITIONAL:
+            stack.extend(reversed(r.operands(cur)))

@@ -11,9 +11,10 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 # What kind of expression a node is, as far as the judgements care; everything else is OTHER.
-NAME = "name"            # x (and a lambda's parameter, which names a value as x does)
+NAME = "name"            # x, None, True, False (names to libcst), and a lambda's parameter
 ATTRIBUTE = "attribute"  # x.y
 CALL = "call"            # f(...)
+LAMBDA = "lambda"
 BINARY = "binary"        # a + b, a @ b, ...
 UNARY = "unary"          # -a, not a, ~a
 CONDITIONAL = "conditional"  # a if c else b
@@ -50,8 +51,10 @@ class Reading(Protocol):
         """The sub-expressions of BINARY (left, right), UNARY (the operand) and CONDITIONAL (body, orelse)."""
 
     def elements(self, node: Any) -> Sequence[Any]:
-        """The element values of a LIST, TUPLE or SET, ``*`` unwrapped; a DICT's values and keys, each value
-        before its key (a ``**`` entry gives its value alone)."""
+        """The element values of a LIST, TUPLE or SET, ``*`` unwrapped; a DICT's values (``**d`` gives ``d``)."""
+
+    def entries(self, node: Any) -> Sequence[Any]:
+        """A DICT's values and keys, each value before its key (a ``**`` entry gives its value alone)."""
 
     def produced(self, node: Any) -> Any:
         """What a COMPREHENSION makes of each item (a dict comprehension's value)."""

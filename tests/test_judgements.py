@@ -10,11 +10,19 @@ import libcst as cst
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from cyclelint import ast_reading
 from cyclelint.analysis.cst_reading import CST
 from cyclelint.ast_reading import AST
 from cyclelint.astutil import dotted, walk
-from cyclelint import ast_reading
-from cyclelint.judgements import concat_of, grows, held_paths, iter_identifiers, variable_key
+from cyclelint.judgements import (
+    capture_walk,
+    concat_of,
+    grows,
+    held_paths,
+    iter_identifiers,
+    named_data,
+    variable_key,
+)
 
 pytestmark = pytest.mark.lintpath
 
@@ -109,6 +117,59 @@ def test_a_starred_argument_holds_what_it_unpacks():
         "hooks", "self"]
 
 
+@pytest.mark.parametrize(("source", "in_module", "expected"), [
+    ("self.train_loader", True, (True, False)),  # a strong data name, even in a module's method
+    ("range(len(dataset))", True, (True, False)),
+    ("range(self.num_batches)", True, (False, False)),  # a count is named by len's argument only
+    ("range(steps)", False, (True, True)),  # outside a module: a repeated step, weakly
+    ("range(steps)", True, (False, False)),
+    ("enumerate(samples)", False, (True, True)),  # a weak data name outside a module
+    ("enumerate(samples)", True, (False, False)),
+    ("items", False, (False, False)),
+    ("self.blocks", True, (False, False)),
+])
+def test_named_data_on_both_trees(source, in_module, expected):
+    on_cst, on_ast = _both(source)
+    answers = [named_data(r, tree, iter_identifiers(r, tree), in_module) for r, tree in ((CST, on_cst), (AST, on_ast))]
+    assert answers == [expected, expected]
+
+
+def _visited(reading, value, stop_at=()) -> list[tuple[str, str | None]]:
+    """(kind, dotted path or callee) of every node capture_walk hands its visitor, in order."""
+    seen = []
+
+    def visit(node, kind):
+        path = reading.dotted(reading.func(node) if kind == "call" else node)
+        seen.append((kind, path))
+        return path in stop_at
+
+    capture_walk(reading, value, visit)
+    return seen
+
+
+@pytest.mark.parametrize(("source", "expected"), [
+    ("lambda: self.step()", [("lambda", None)]),
+    ("self._impl", [("attribute", "self._impl")]),
+    ("(cb, {'k': self.f, **more}, lambda: 0)",
+     [("name", "cb"), ("attribute", "self.f"), ("name", "more"), ("lambda", None)]),
+    ("Thread(target=self.run, daemon=True)", [("call", "Thread"), ("attribute", "self.run"), ("name", "True")]),
+    ("torch.compile(self.forward) if fast else None",
+     [("call", "torch.compile"), ("attribute", "self.forward"), ("name", "None")]),
+    ("Hook(partial(f, self))", [("call", "Hook"), ("call", "partial")]),  # a partial's arguments are its own
+    ("helper(self.f)", [("call", "helper")]),  # a plain call makes a new value
+    ("[*handlers, h]", [("name", "handlers"), ("name", "h")]),
+])
+def test_capture_walk_visits_the_same_parts_on_both_trees(source, expected):
+    on_cst, on_ast = _both(source)
+    assert _visited(CST, on_cst) == _visited(AST, on_ast) == expected
+
+
+def test_a_call_the_visitor_takes_is_not_opened():
+    on_cst, on_ast = _both("Wrapper(Inner(self.f), self.g)")
+    expected = [("call", "Wrapper"), ("call", "Inner"), ("attribute", "self.g")]
+    assert _visited(CST, on_cst, {"Inner"}) == _visited(AST, on_ast, {"Inner"}) == expected
+
+
 @pytest.mark.filterwarnings("ignore::SyntaxWarning")  # generated code calls literals
 @settings(deadline=None, suppress_health_check=list(HealthCheck), max_examples=60)
 @given(hypothesmith.from_grammar("eval_input"))
@@ -124,4 +185,5 @@ def test_generated_expressions_are_judged_alike(source):
         assert grows(CST, on_cst, path) == grows(AST, on_ast, path)
         assert concat_of(CST, on_cst, path) == concat_of(AST, on_ast, path)
     assert sorted(held_paths(CST, on_cst)) == sorted(held_paths(AST, on_ast))
+    assert _visited(CST, on_cst) == _visited(AST, on_ast)
     assert variable_key(CST, store_cst) == variable_key(AST, store_ast)

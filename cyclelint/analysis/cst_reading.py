@@ -9,7 +9,7 @@ from .. import reading as rd
 from . import exprs as ex
 
 _KINDS: dict[type, str] = {
-    cst.Name: rd.NAME, cst.Attribute: rd.ATTRIBUTE, cst.Call: rd.CALL, cst.BinaryOperation: rd.BINARY,
+    cst.Name: rd.NAME, cst.Attribute: rd.ATTRIBUTE, cst.Call: rd.CALL, cst.Lambda: rd.LAMBDA, cst.BinaryOperation: rd.BINARY,
     cst.UnaryOperation: rd.UNARY, cst.IfExp: rd.CONDITIONAL, cst.List: rd.LIST, cst.Tuple: rd.TUPLE,
     cst.Set: rd.SET, cst.Dict: rd.DICT, cst.ListComp: rd.COMPREHENSION, cst.SetComp: rd.COMPREHENSION,
     cst.GeneratorExp: rd.COMPREHENSION, cst.DictComp: rd.COMPREHENSION, cst.SimpleString: rd.STRING,
@@ -59,10 +59,11 @@ class CstReading:
         return (node.expression,)
 
     def elements(self, node: cst.List | cst.Tuple | cst.Set | cst.Dict) -> Sequence[cst.BaseExpression]:
-        if isinstance(node, cst.Dict):
-            return [part for e in node.elements
-                    for part in ((e.value, e.key) if isinstance(e, cst.DictElement) else (e.value,))]
         return [e.value for e in node.elements]
+
+    def entries(self, node: cst.Dict) -> Sequence[cst.BaseExpression]:
+        return [part for e in node.elements
+                for part in ((e.value, e.key) if isinstance(e, cst.DictElement) else (e.value,))]
 
     def produced(self, node: cst.BaseComp) -> cst.BaseExpression:
         return node.value if isinstance(node, cst.DictComp) else node.elt

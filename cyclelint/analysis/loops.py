@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from ..judgements import iter_identifiers
+from ..judgements import named_data
 from ..vocabulary import SHAPE_READS, STRONG_DATA, WEAK_DATA, name_tokens
 from . import exprs as ex
 from .cst_reading import CST
@@ -38,18 +38,8 @@ class LoopKinds:
         counted = isinstance(iterable, cst.Call) and ex.callee(iterable) == "range"
         if counted and any(self.is_extent(a.value, fn) for a in iterable.args):
             return False, False
-        if counted:
-            sized = [a.value.args[0].value for a in iterable.args
-                     if isinstance(a.value, cst.Call) and ex.callee(a.value) == "len" and a.value.args]
-            names = [n for s in sized for n in iter_identifiers(CST, s)]
-        tokens = {t for n in names for t in name_tokens(n)}
-        if tokens & STRONG_DATA:
-            return True, False
         method = fn.enclosing_method()
-        in_module = bool(method and method.cls and method.cls.is_module)
-        # ``for _ in range(steps)`` repeats a computation: a step, unless what it builds is that call's result
-        weak = not in_module and (counted or bool(tokens & WEAK_DATA))
-        return weak, weak
+        return named_data(CST, iterable, names, in_module=bool(method and method.cls and method.cls.is_module))
 
     def bound(self, fn: Function, name: str, value: cst.BaseExpression | None, unpacked: bool = False) -> None:
         """``name`` bound to ``value`` in ``fn`` (``unpacked``: one name of ``a, b = value``)."""

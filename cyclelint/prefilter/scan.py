@@ -5,16 +5,14 @@ import ast
 
 from ..ast_reading import AST, held_paths
 from ..astutil import dotted, last, stores, strip_items, walk
-from ..judgements import grows, iter_identifiers, variable_key
+from ..judgements import grows, iter_identifiers, named_data, variable_key
 from ..vocabulary import (
     CACHES,
     FORWARD_METHODS,
     MODULE_ITER_RE,
     MODULE_ITERS,
     MODULE_TYPES,
-    STRONG_DATA,
     TENSOR_TYPES,
-    WEAK_DATA,
     dunder,
     is_module_class,
     name_holds,
@@ -156,11 +154,9 @@ class Scan:
                 over_data = isinstance(node.test, ast.Constant) and bool(node.test.value)
                 self.expr(node.test, instance)
             else:
+                # LoopKinds.data_iter without what only values tell (parts of one forward pass): a superset
                 names = iter_identifiers(AST, node.iter)
-                tokens = {t for n in names for t in name_tokens(n)}
-                # a superset of LoopKinds.data_iter's: strong names, or outside modules weak ones and range(...)
-                counted = isinstance(node.iter, ast.Call) and is_name(node.iter.func, "range")
-                over_data = bool(tokens & STRONG_DATA) or (not self.in_module and (counted or bool(tokens & WEAK_DATA)))
+                over_data = named_data(AST, node.iter, names, self.in_module)[0]
                 it = node.iter
                 if ("CYC2" in self.families and isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute)
                         and it.func.attr in MODULE_ITERS and is_name(it.func.value, instance)):

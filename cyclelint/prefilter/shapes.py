@@ -3,14 +3,11 @@ from __future__ import annotations
 
 import ast
 
-from ..ast_reading import held_paths
+from ..ast_reading import AST, held_paths
 from ..astutil import class_functions, dotted, last, reaches, statements, strip_items, walk
-from ..vocabulary import (
-    KEEPERS,
-    PARTIALS,
-    STORE_METHODS,
-    WRAPPERS,
-)
+from ..judgements import capture_walk
+from ..reading import ATTRIBUTE, LAMBDA, NAME
+from ..vocabulary import PARTIALS, STORE_METHODS
 
 
 def mentions(value: ast.AST, path: str) -> bool:
@@ -114,37 +111,38 @@ def pairs(links: list[tuple[str, str]]) -> bool:
 
 def captures(value: ast.AST, root: str, slot: str | None, instance: str | None, aliases: set[str],
              methods: set[str]) -> bool:
-    """The necessary part of CYC1's capture analysis (self_capture.SelfCaptureRule.captures): ``value``,
-    stored on ``root``'s ``slot``, may keep ``root``. ``aliases``: locals bound to bound methods, wrappers or
-    ``Cls(self)``; ``methods``: the regular methods of the file's classes."""
-    stack = [value]
-    while stack:
-        cur = stack.pop()
-        if isinstance(cur, ast.Lambda):
-            return True
-        if isinstance(cur, ast.Name):
-            if cur.id in aliases:
-                return True
-        elif isinstance(cur, ast.Attribute):
-            if root == instance and is_attr_of(cur, root) and cur.attr in methods:
-                return True  # self.fn = self._impl
-        elif isinstance(cur, ast.Call):
-            name = last(cur.func)
-            args = cur.args + [k.value for k in cur.keywords]
-            if name in PARTIALS:
-                if any((isinstance(a, ast.Name) and a.id == root) or is_attr_of(a, root) for a in args):
-                    return True  # partial(f, self), MethodType(f, m), partial(w, module.forward)
-                stack.extend(args)
-            elif name in KEEPERS or name[:1].isupper() or dotted(cur.func) in WRAPPERS:
-                stack.extend(args)
-            elif slot is not None and any(is_attr_of(a, root) and a.attr == slot for a in args):
-                if any(isinstance(a, ast.Name) and a.id == root for a in args) or (
-                        root == instance and slot in methods):
-                    return True  # opt.step = with_counter(opt.step, opt); self.f = compile(self.f)
-        elif isinstance(cur, (ast.Tuple, ast.List, ast.Set)):
-            stack.extend(cur.elts)
-        elif isinstance(cur, ast.Dict):
-            stack.extend(v for v in cur.values if v is not None)
-        elif isinstance(cur, ast.IfExp):
-            stack.extend((cur.body, cur.orelse))
+    """The necessary part of CYC1's capture test (self_capture.SelfCaptureRule.captures), over the same walk
+    (judgements.capture_walk): ``value``, stored on ``root``'s ``slot``, may keep ``root``. ``aliases``: locals
+    bound to bound methods, wrappers or ``Cls(self)``; ``methods``: the regular methods of the file's classes.
+    Looser than the rule where it needs the walker's facts: any lambda, and weak wrappers opened too."""
+    found = False
+
+    def visit(cur: ast.AST, kind: str) -> bool:
+        nonlocal found
+        if kind == LAMBDA:
+            found = True
+        elif kind == NAME:
+            found = found or cur.id in aliases
+        elif kind == ATTRIBUTE:
+            found = found or (root == instance and is_attr_of(cur, root) and cur.attr in methods)  # self.f = self._g
+        else:
+            found = found or _call_captures(cur, root, slot, instance, aliases, methods)
+        return found
+
+    capture_walk(AST, value, visit)
+    return found
+
+
+def _call_captures(call: ast.Call, root: str, slot: str | None, instance: str | None, aliases: set[str],
+                   methods: set[str]) -> bool:
+    """As SelfCaptureRule._call_capture: ``partial(f, self)``, or a wrapper of the very attribute it replaces."""
+    name = last(call.func)
+    args = AST.arguments(call)
+    if name in PARTIALS:
+        # partial(f, self), MethodType(f, m), partial(w, module.forward), partial(lambda: ..., x), partial(alias)
+        return any(is_name(a, root) or is_attr_of(a, root) or isinstance(a, ast.Lambda)
+                   or (isinstance(a, ast.Name) and a.id in aliases) for a in args)
+    if slot is not None and any(is_attr_of(a, root) and a.attr == slot for a in args):
+        # opt.step = with_counter(opt.step, opt); self.f = compile(self.f)
+        return any(is_name(a, root) for a in args) or (root == instance and slot in methods)
     return False

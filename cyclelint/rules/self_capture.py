@@ -10,12 +10,15 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 
 from ..analysis import exprs as ex
+from ..analysis.cst_reading import CST
 from ..analysis.held import held_names
 from ..analysis.scopes import ClassInfo, Function
 from ..analysis.undo import undone_on_every_path
 from ..analysis.weak import is_weak
+from ..judgements import capture_walk
 from ..project.records import PendingCtor
-from ..vocabulary import CLASS_NAMES, HOOK_RE, KEEPERS, PARTIALS, STORE_METHODS, TENSOR_HOOKS, WRAPPERS
+from ..reading import ATTRIBUTE, LAMBDA, NAME
+from ..vocabulary import CLASS_NAMES, HOOK_RE, PARTIALS, STORE_METHODS, TENSOR_HOOKS
 from .base import Checker
 from .capture_lifetime import (
     SIZED_CALLS,
@@ -94,33 +97,27 @@ class SelfCaptureRule(Checker):
         """Every callable in ``expr`` that may keep one of ``names`` alive, in source order.
         ``self.m`` candidates hold only if ``m`` turns out to be a regular method."""
         out: list[Capture] = []
-        stack: list[cst.BaseExpression] = [expr]
-        while stack:
-            cur = stack.pop()
-            if isinstance(cur, cst.Lambda):
+
+        def visit(cur: cst.BaseExpression, kind: str) -> bool:
+            found = None
+            if kind == LAMBDA:
                 if ex.loaded_names(cur) & names:
-                    out.append(Capture("CYC101", "lambda"))
-            elif isinstance(cur, cst.Name):
+                    found = Capture("CYC101", "lambda")
+            elif kind == NAME:
                 alias = fn.callables.get(cur.value)
                 if alias and alias[1] & names:
-                    out.append(Capture(alias[0], cur.value, alias[2]))
-            elif isinstance(cur, cst.Attribute):
-                if isinstance(cur.value, cst.Name) and cur.value.value in names:
-                    attr = cur.attr.value
-                    if cur.value.value == fn.instance:
-                        out.append(Capture("CYC103", ex.dotted(cur) or attr, attr))
-            elif isinstance(cur, cst.Call):
+                    found = Capture(alias[0], cur.value, alias[2])
+            elif kind == ATTRIBUTE:
+                root = cur.value.value if isinstance(cur.value, cst.Name) else None
+                if root in names and root == fn.instance:  # self.m: holds if m is a regular method
+                    found = Capture("CYC103", ex.dotted(cur) or cur.attr.value, cur.attr.value)
+            else:
                 found = self._call_capture(cur, names, fn, target_attr, owner)
-                if found is not None:
-                    out.append(found)
-                    continue
-                last = ex.last_part(ex.callee(cur))
-                if last in KEEPERS or ex.callee(cur) in WRAPPERS or (last[:1].isupper() and not is_weak(cur)):
-                    stack.extend(a.value for a in reversed(cur.args))
-            elif isinstance(cur, (cst.Tuple, cst.List, cst.Set, cst.Dict)):
-                stack.extend(e.value for e in reversed(cur.elements))
-            elif isinstance(cur, cst.IfExp):
-                stack.extend((cur.orelse, cur.body))
+            if found is not None:
+                out.append(found)
+            return found is not None
+
+        capture_walk(CST, expr, visit, is_weak)
         return out
 
     def _call_capture(self, call: cst.Call, names: set[str], fn: Function, target_attr: str | None,
