@@ -99,6 +99,14 @@ def check(source: str) -> None:
     _same(source.encode(), "mutant.py")
 
 
+@pytest.mark.parametrize("index", range(len(SOURCES)))
+def test_the_prefilter_raises_on_no_fixture(index):
+    """Deterministic: the engine hides a pre-filter crash (the file goes to the full analysis)."""
+    tree = ast.parse(SOURCES[index])
+    for codes in (frozenset(RULES), DEFAULT_CODES):
+        scan_file(tree, codes)
+
+
 @settings(deadline=None, suppress_health_check=list(HealthCheck), max_examples=80)
 @given(st.sampled_from(range(len(SOURCES))), st.integers(0, 2**32), st.integers(1, 4))
 def test_mutated_fixtures_lint_the_same_with_and_without_the_prefilter(index, seed, steps):

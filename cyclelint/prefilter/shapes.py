@@ -122,7 +122,7 @@ def captures(value: ast.AST, root: str, slot: str | None, instance: str | None, 
         if kind == LAMBDA:
             found = True
         elif kind == NAME:
-            found = found or cur.id in aliases
+            found = found or AST.identifier(cur) in aliases
         elif kind == ATTRIBUTE:
             found = found or (root == instance and is_attr_of(cur, root) and cur.attr in methods)  # self.f = self._g
         else:
