@@ -9,10 +9,10 @@ from . import reading as rd
 from .astutil import child_nodes, dotted
 
 _KINDS: dict[type, str] = {
-    ast.Name: rd.NAME, ast.arg: rd.NAME, ast.Attribute: rd.ATTRIBUTE, ast.Call: rd.CALL, ast.Lambda: rd.LAMBDA, ast.BinOp: rd.BINARY,
-    ast.UnaryOp: rd.UNARY, ast.IfExp: rd.CONDITIONAL, ast.List: rd.LIST, ast.Tuple: rd.TUPLE, ast.Set: rd.SET,
-    ast.Dict: rd.DICT, ast.ListComp: rd.COMPREHENSION, ast.SetComp: rd.COMPREHENSION, ast.GeneratorExp: rd.COMPREHENSION,
-    ast.DictComp: rd.COMPREHENSION,
+    ast.Name: rd.NAME, ast.arg: rd.NAME, ast.Attribute: rd.ATTRIBUTE, ast.Call: rd.CALL, ast.Lambda: rd.LAMBDA,
+    ast.BinOp: rd.BINARY, ast.UnaryOp: rd.UNARY, ast.IfExp: rd.CONDITIONAL, ast.List: rd.LIST, ast.Tuple: rd.TUPLE,
+    ast.Set: rd.SET, ast.Dict: rd.DICT, ast.ListComp: rd.COMPREHENSION, ast.SetComp: rd.COMPREHENSION,
+    ast.GeneratorExp: rd.COMPREHENSION, ast.DictComp: rd.COMPREHENSION,
 }
 
 

@@ -1,8 +1,8 @@
 """Judgements that a rule makes on libcst's tree and the pre-filter repeats on CPython's, written once.
 
-Each takes the tree's ``Reading`` first: the rules pass ``analysis.exprs.CST``, the pre-filter
-``astutil.AST``. What they decide is the rule's decision; the pre-filter asks the same question so that it
-sends a file on exactly when the rule could hold.
+Each takes the tree's ``Reading`` first: the rules pass ``analysis.cst_reading.CST``, the pre-filter
+``ast_reading.AST``. What they decide is the rule's decision; the pre-filter asks the same question, and
+where the rule goes on to use what only the walker knows, it answers more loosely (never less).
 """
 from __future__ import annotations
 
@@ -88,7 +88,7 @@ def iter_identifiers(r: Reading, expr: Any) -> list[str]:
 def named_data(r: Reading, iterable: Any, names: list[str], in_module: bool) -> tuple[bool, bool]:
     """(each iteration takes fresh data, only by a weak name), from what a loop's iterable is named:
     a strong data name (``loader``, ``batches``) says so anywhere; outside a module's methods a weak one
-    (``items``) or a count (``range(n)``: a repeated step) does too. ``range(len(dataset))`` is named by what
+    (``samples``) or a count (``range(n)``: a repeated step) does too. ``range(len(dataset))`` is named by what
     ``len`` measures. ``names``: the iterable's identifiers (``iter_identifiers``). The rule asks this after
     ruling out, from what values are, the parts of one forward pass (``LoopKinds.data_iter``)."""
     counted = r.kind(iterable) == CALL and r.dotted(r.func(iterable)) == "range"

@@ -2,8 +2,8 @@
 
 cyclelint parses a file twice over: CPython's ``ast`` for the pre-filter and the project index, libcst for
 the rules. A judgement both need (``judgements.py``) is written once against this reading, and each tree
-supplies its own (``analysis.exprs.CST``, ``astutil.AST``), so the pre-filter's test cannot drift from the
-rule's. A reading only reports what the syntax says; it decides nothing.
+supplies its own (``analysis.cst_reading.CST``, ``ast_reading.AST``), so the pre-filter's test cannot drift
+from the rule's. A reading only reports what the syntax says; it decides nothing.
 """
 from __future__ import annotations
 
