@@ -133,6 +133,19 @@ def _joins_sequences(r: Reading, node: Any) -> bool:
     return r.adds(node) and any(r.kind(side) in (TUPLE, LIST) for side in r.operands(node))
 
 
+def slot_wrapper(r: Reading, call: Any, holders: set[str], slot: str) -> tuple[str | None, set[str]] | None:
+    """``opt.step = with_counter(opt.step, opt)``, ``self.opt.step = with_counter(self.opt.step, self.opt)``,
+    ``self.forward = torch.compile(self.forward)``: a call handed the very attribute (``slot`` of one of
+    ``holders``) its result replaces. None when it is not one; else the first holder it is also handed (the
+    object the wrapper keeps), if any, and the objects whose ``slot`` it wraps."""
+    args = r.arguments(call)
+    wrapped = {r.dotted(r.base(a)) for a in args if r.kind(a) == ATTRIBUTE and r.identifier(a) == slot}
+    if not wrapped & holders:
+        return None
+    kept = [path for a in args if r.kind(a) in (NAME, ATTRIBUTE) and (path := r.dotted(a)) in holders]
+    return (kept[0] if kept else None), wrapped
+
+
 def capture_walk(r: Reading, value: Any, visit: Callable[[Any, str], bool],
                  weak: Callable[[Any], bool] | None = None) -> None:
     """Where a stored value may hold a callable that keeps an object, for CYC1: ``visit(node, kind)`` is

@@ -21,6 +21,7 @@ from cyclelint.judgements import (
     held_paths,
     iter_identifiers,
     named_data,
+    slot_wrapper,
     variable_key,
 )
 
@@ -132,6 +133,17 @@ def test_named_data_on_both_trees(source, in_module, expected):
     on_cst, on_ast = _both(source)
     answers = [named_data(r, tree, iter_identifiers(r, tree), in_module) for r, tree in ((CST, on_cst), (AST, on_ast))]
     assert answers == [expected, expected]
+
+
+@pytest.mark.parametrize(("source", "holders", "expected"), [
+    ("with_counter(opt.step, opt)", {"opt"}, ("opt", {"opt"})),
+    ("with_counter(self.opt.step, self.opt)", {"self", "self.opt"}, ("self.opt", {"self.opt"})),
+    ("torch.compile(self.step)", {"self"}, (None, {"self"})),  # keeps self only if step is a method
+    ("with_counter(other.step, opt)", {"opt"}, None),  # not the attribute it replaces
+    ("with_counter(opt.zero_grad, opt)", {"opt"}, None),
+])
+def test_slot_wrapper_on_both_trees(source, holders, expected):
+    assert _agree(slot_wrapper, source, holders, "step") == expected
 
 
 def _visited(reading, value, stop_at=()) -> list[tuple[str, str | None]]:

@@ -14,6 +14,13 @@ pytestmark = pytest.mark.lintpath
 
 SOURCES = sorted(FIXTURES.rglob("*.py")) + sorted((SHARED / "eval" / "cases").glob("*.py"))
 EXTRA = {
+    # found reading the pre-filter's capture test against the rule's: a wrapper of an attribute of an
+    # attribute (the pre-filter looked for self.step only)
+    "nested_slot_wrapper": (
+        "def with_counter(fn, obj):\n    def wrapper(*a):\n        obj.count += 1\n        return fn(*a)\n"
+        "    return wrapper\nclass Trainer:\n    def __init__(self, opt):\n        self.opt = opt\n"
+        "        self.opt.step = with_counter(self.opt.step, self.opt)\n"
+    ),
     # drifts the differential test (test_prefilter_differential.py) found
     "base_init_keyword_method": (
         "class Sampler:\n    def __init__(self, propose):\n        self.propose = propose\n"
@@ -206,6 +213,7 @@ def test_prefilter_skips_plain_code():
     assert not may_have_findings(ast.parse(EXTRA["clean"]), DEFAULT_CODES)
     assert may_have_findings(ast.parse(EXTRA["alias_lambda"]), DEFAULT_CODES)
     assert may_have_findings(ast.parse(EXTRA["inplace_keyword_only"]), DEFAULT_CODES)
+    assert may_have_findings(ast.parse(EXTRA["nested_slot_wrapper"]), DEFAULT_CODES)
 
 
 def test_prefilter_skips_inherited_helpers_in_a_data_loop():

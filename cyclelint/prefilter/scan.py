@@ -344,7 +344,7 @@ class Scan:
             return "other.partner = self, Registry.instances.append(self)"
         if families & {"CYC1", "CYC2"} and any(p in self.aliases for p in paths):
             return "CYC1/CYC202: alias stored"
-        if "CYC1" in families and captures(value, owner.split(".")[0], slot, instance, self.aliases, self.methods):
+        if "CYC1" in families and captures(value, owner, slot, instance, self.aliases, self.methods):
             return "CYC1: capturing value stored"
         if instance and "CYC2" in families and owner.split(".")[0] == instance and ctor_with(value, instance):
             return "CYC202: Cls(self) kept by the instance"

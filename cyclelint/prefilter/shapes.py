@@ -5,7 +5,7 @@ import ast
 
 from ..ast_reading import AST, held_paths
 from ..astutil import class_functions, dotted, last, reaches, statements, strip_items, walk
-from ..judgements import capture_walk
+from ..judgements import capture_walk, slot_wrapper
 from ..reading import ATTRIBUTE, LAMBDA, NAME
 from ..vocabulary import PARTIALS, STORE_METHODS
 
@@ -109,13 +109,14 @@ def pairs(links: list[tuple[str, str]]) -> bool:
     return False
 
 
-def captures(value: ast.AST, root: str, slot: str | None, instance: str | None, aliases: set[str],
+def captures(value: ast.AST, owner: str, slot: str | None, instance: str | None, aliases: set[str],
              methods: set[str]) -> bool:
     """The necessary part of CYC1's capture test (self_capture.SelfCaptureRule.captures), over the same walk
-    (judgements.capture_walk): ``value``, stored on ``root``'s ``slot``, may keep ``root``. ``aliases``: locals
+    (judgements.capture_walk): ``value``, stored on ``owner``'s ``slot``, may keep ``owner``'s root. ``aliases``: locals
     bound to bound methods, wrappers or ``Cls(self)``; ``methods``: the regular methods of the file's classes.
     Looser than the rule where it needs the walker's facts: any lambda, and weak wrappers opened too."""
     found = False
+    root = owner.split(".")[0]
 
     def visit(cur: ast.AST, kind: str) -> bool:
         nonlocal found
@@ -126,23 +127,25 @@ def captures(value: ast.AST, root: str, slot: str | None, instance: str | None, 
         elif kind == ATTRIBUTE:
             found = found or (root == instance and is_attr_of(cur, root) and cur.attr in methods)  # self.f = self._g
         else:
-            found = found or _call_captures(cur, root, slot, instance, aliases, methods)
+            found = found or _call_captures(cur, owner, slot, instance, aliases, methods)
         return found
 
     capture_walk(AST, value, visit)
     return found
 
 
-def _call_captures(call: ast.Call, root: str, slot: str | None, instance: str | None, aliases: set[str],
+def _call_captures(call: ast.Call, owner: str, slot: str | None, instance: str | None, aliases: set[str],
                    methods: set[str]) -> bool:
     """As SelfCaptureRule._call_capture: ``partial(f, self)``, or a wrapper of the very attribute it replaces."""
     name = last(call.func)
     args = AST.arguments(call)
+    root = owner.split(".")[0]
     if name in PARTIALS:
         # partial(f, self), MethodType(f, m), partial(w, module.forward), partial(lambda: ..., x), partial(alias)
         return any(is_name(a, root) or is_attr_of(a, root) or isinstance(a, ast.Lambda)
                    or (isinstance(a, ast.Name) and a.id in aliases) for a in args)
-    if slot is not None and any(is_attr_of(a, root) and a.attr == slot for a in args):
-        # opt.step = with_counter(opt.step, opt); self.f = compile(self.f)
-        return any(is_name(a, root) for a in args) or (root == instance and slot in methods)
-    return False
+    wrapping = slot_wrapper(AST, call, {root, owner}, slot) if slot is not None else None
+    if wrapping is None:
+        return False
+    kept, wrapped = wrapping
+    return kept is not None or (instance in wrapped and root == instance and slot in methods)

@@ -15,7 +15,7 @@ from ..analysis.held import held_names
 from ..analysis.scopes import ClassInfo, Function
 from ..analysis.undo import undone_on_every_path
 from ..analysis.weak import is_weak
-from ..judgements import capture_walk
+from ..judgements import capture_walk, slot_wrapper
 from ..project.records import PendingCtor
 from ..reading import ATTRIBUTE, LAMBDA, NAME
 from ..vocabulary import CLASS_NAMES, HOOK_RE, PARTIALS, STORE_METHODS, TENSOR_HOOKS
@@ -140,15 +140,12 @@ class SelfCaptureRule(Checker):
             return None
         if target_attr is None:
             return None
-        # opt.step = with_counter(opt.step, opt); self.opt.step = with_counter(self.opt.step, self.opt);
-        # self.forward = torch.compile(self.forward)
-        holders = names | ({owner} if owner else set())
-        wrapped = [ex.dotted(a.value) for a in args if isinstance(a, cst.Attribute) and a.attr.value == target_attr]
-        if not set(wrapped) & holders:
+        wrapping = slot_wrapper(CST, call, names | ({owner} if owner else set()), target_attr)
+        if wrapping is None:
             return None
-        kept = [ex.dotted(a) for a in args if isinstance(a, (cst.Name, cst.Attribute)) and ex.dotted(a) in holders]
+        kept, wrapped = wrapping
         if kept:
-            return Capture("CYC103", f"{last}(...)", holder=kept[0])
+            return Capture("CYC103", f"{last}(...)", holder=kept)
         if fn.instance in wrapped and names == {fn.instance}:
             return Capture("CYC103", f"{last}(...)", target_attr)
         return None
