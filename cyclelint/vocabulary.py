@@ -99,6 +99,16 @@ def name_tokens(name: str) -> list[str]:
     return [t.lower() for t in _TOKEN_RE.findall(name)]
 
 
+REGISTERING_VERBS = frozenset({"add", "register", "append", "attach", "subscribe"})
+
+
+def registers(method: str) -> bool:
+    """A method named as one that keeps what it is given (``add_callback``, ``register_handler``): the
+    last resort for a method no code of the project defines."""
+    tokens = name_tokens(method)
+    return bool(tokens) and tokens[0] in REGISTERING_VERBS
+
+
 def is_module_class(bases: list[str], module_classes: set[str]) -> bool:
     """A class statement's bases (dotted) make an ``nn.Module``: ``nn.*``, a module class of the file,
     or a base named like ...Module / ...Model (``PreTrainedModel``)."""

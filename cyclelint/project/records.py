@@ -45,7 +45,9 @@ class Placed:
 class PendingCtor(Placed):
     """``Cls(self, ...)`` kept by the instance: a CYC202 once ``Cls`` is known to keep that argument
     (CYC103: the instance's own bound method handed to a base ``__init__`` that keeps it); with
-    ``method``, ``self.x.method(self)`` where ``self.x`` is a ``Cls`` whose ``method`` keeps it."""
+    ``method``, ``self.x.method(self)`` where ``self.x`` is a ``Cls`` whose ``method`` keeps it. With
+    ``via``, the instance keeps the new object only through a call of its own method
+    (``self.add_callback(cb)``): a finding when ``via`` resolves too."""
 
     cls_name: str
     index: int | None
@@ -57,6 +59,7 @@ class PendingCtor(Placed):
     module_note: str = ""  # added when the class called is an nn.Module
     noqa: tuple[str, ...] | None = None  # the codes a noqa comment on its line names, judged when resolved
     method: str = "__init__"
+    via: PendingCtor | None = None
 
 
 @dataclass

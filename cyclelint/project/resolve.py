@@ -5,6 +5,7 @@ from collections.abc import Iterable, Sequence
 
 from ..findings import Finding
 from ..noqa import suppressed
+from ..vocabulary import registers
 from .records import ClassSummary, FileResult, PendingCtor, slot_params
 
 
@@ -28,8 +29,12 @@ def resolve_project(results: Iterable[FileResult]) -> None:
             params = [_kept_param(c, call, project) for c in candidates]
             if not params or None in params or suppressed(call.code, call.noqa):
                 continue
+            kept = _kept_through(call.via, res, project) if call.via else ""
+            if kept is None:
+                continue
             is_mod = any(c.is_module for c in candidates)
-            message = call.message.replace("{param}", params[0]) + (call.module_note if is_mod else "")
+            message = (call.message.replace("{param}", params[0]).replace("{kept}", kept)
+                       + (call.module_note if is_mod else ""))
             res.findings.append(Finding(res.path, call.line, call.column, call.end_line, call.end_column, call.code,
                                         message))
         res.ctors = []
@@ -157,6 +162,39 @@ def _kept_param(cls: ClassSummary, call: PendingCtor, project: dict[str, list[Cl
         for base in reversed(cur.bases):
             stack.extend(reversed(project.get(base.rsplit(".", 1)[-1], [])))
     return None
+
+
+def _kept_through(via: PendingCtor, res: FileResult, project: dict[str, list[ClassSummary]]) -> str | None:
+    """How the instance keeps what it hands to its own method ``via.method``: the parameter that keeps it,
+    where the project defines the method; for a method only a base outside the project defines
+    (transformers' ``Trainer.add_callback`` in a subclass), its name when it says it registers what it
+    is given; None when neither says it is kept."""
+    local = res.classes.get(via.cls_name)
+    candidates = [local] if local else project.get(via.cls_name, [])
+    params = [_kept_param(c, via, project) for c in candidates]
+    if params and None not in params:
+        return f" in {via.cls_name}.{via.method} ({params[0]})"
+    if (candidates and registers(via.method)
+            and all(_inherited_from_outside(c, via.method, project) for c in candidates)):
+        return " (a method of a base class outside the linted code, named as one that keeps what it is given)"
+    return None
+
+
+def _inherited_from_outside(cls: ClassSummary, method: str, project: dict[str, list[ClassSummary]]) -> bool:
+    """No class of the project in ``cls``'s bases defines ``method``, and one base is not in the project."""
+    stack, seen, outside = [cls], set(), False
+    while stack:
+        cur = stack.pop()
+        if id(cur) in seen:
+            continue
+        seen.add(id(cur))
+        if method in cur.methods:
+            return False
+        for base in cur.bases:
+            found = project.get(base.rsplit(".", 1)[-1], [])
+            outside = outside or not found
+            stack.extend(found)
+    return outside
 
 
 def _receiving_param(cls: ClassSummary, call: PendingCtor) -> str | None:

@@ -7,7 +7,7 @@ one of them is broken again (``o.x = None``, ``del o.x``, ``o.items.clear()``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
@@ -32,6 +32,8 @@ MSG_CTOR = ("{cls}({obj}) keeps {obj} in {cls}.__init__ ({param}) while {obj} ho
             "only by the collector; pass weakref.proxy({obj}) or the values {cls} needs")
 MSG_METHOD = ("{recv}.{method}({obj}) keeps {obj} in {cls}.{method} ({param}) while {obj} holds {recv}: a cycle "
               "freed only by the collector; pass weakref.proxy({obj}) or the values {method} needs")
+MSG_HANDED = ("{cls}({obj}) keeps {obj} in {cls}.__init__ ({param}) and {obj}.{method}(...) keeps the new object{kept}: "
+              "a cycle freed only by the collector; pass weakref.proxy({obj}) or the values {cls} needs")
 MSG_CTX = ("{ctx}.{attr} keeps {value}, which forward returns: the output's grad_fn is {ctx} itself, so "
            "{ctx} -> output -> grad_fn -> {ctx} is a cycle through autograd that keeps every call's output alive "
            "when backward does not run; pass it to {ctx}.save_for_backward() or store a .detach()")
@@ -168,12 +170,35 @@ class LinkRule(Checker):
             if path:
                 self.breaks.setdefault(id(fn), []).append((path + "[]", fn.counter))
         head, _, attr = (ex.dotted(recv) or "").partition(".") if recv is not None else ("", "", "")
-        method = fn.enclosing_method() if fn.instance and head == fn.instance and attr and "." not in attr else None
-        if method is not None and method.cls is not None:
-            for i, a in enumerate(call.args):
-                if isinstance(a.value, cst.Name) and a.value.value == fn.instance and not a.star:
-                    self.handed.append((stmt, method.cls, fn.instance, attr, ex.method_name(call), i,
-                                        a.keyword.value if a.keyword else None))
+        method = fn.enclosing_method() if fn.instance and head == fn.instance and "." not in attr else None
+        if method is None or method.cls is None:
+            return
+        if not attr:
+            self._kept_through(call, stmt, fn, method.cls)
+            return
+        for i, a in enumerate(call.args):
+            if isinstance(a.value, cst.Name) and a.value.value == fn.instance and not a.star:
+                self.handed.append((stmt, method.cls, fn.instance, attr, ex.method_name(call), i,
+                                    a.keyword.value if a.keyword else None))
+
+    def _kept_through(self, call: cst.Call, stmt: cst.CSTNode, fn: Function, cls: ClassInfo) -> None:
+        """``self.add_callback(cb)`` with ``cb = Callback(self)`` (or the call inline): the new object holds
+        the instance, and the instance keeps it where its method keeps that argument. Both are the
+        project's to say; a method defined outside it counts by its name (``via`` in PendingCtor)."""
+        name = ex.method_name(call)
+        for i, a in enumerate(call.args):
+            if a.star:
+                continue
+            if isinstance(a.value, cst.Name):
+                ctors = self.ctor_locals.pop((id(fn), a.value.value), [])
+            else:
+                ctors = self._ctor_calls(a.value, stmt, fn, keep=False)
+            kw = a.keyword.value if a.keyword else None
+            via = PendingCtor(cls.name, None if kw else i, kw, fn.instance, cls.is_module, method=name)
+            for node, ctor in ctors:
+                message = MSG_HANDED.format(cls=ctor.cls_name, obj=fn.instance, method=name, param="{param}",
+                                            kept="{kept}")
+                self.hand_on(node, replace(ctor, message=message, via=via))
 
     def leave_file(self):
         classes = self.walker.facts.classes
