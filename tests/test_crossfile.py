@@ -181,3 +181,62 @@ def test_a_method_of_another_file_that_keeps_the_instance_it_is_handed(tmp_path,
 
     (tmp_path / "_trackers.py").unlink()  # no class says what add_loader does: nothing is judged
     assert rows(cyclelint, tmp_path, *args) == []
+
+
+REGISTERED = Path(__file__).parent.parent / "fixtures" / "cyc2" / "registered"
+
+
+def _registered(tmp_path):
+    for path in REGISTERED.glob("*.py"):
+        (tmp_path / path.name).write_bytes(path.read_bytes())
+    leak = (tmp_path / "registered_leak.py").read_text()
+    lines = leak.splitlines()
+    return leak, [1 + lines.index("        handler = FlushHandler(self)  # expect: CYC202"),
+                  1 + lines.index("        self.add_reporter(Reporter(self))  # expect: CYC202")]
+
+
+@pytest.mark.parametrize("args", [("--no-cache", "--jobs", "1"), ("--no-cache", "--jobs", "2"), ()])
+def test_an_object_holding_the_instance_registered_with_the_instance(tmp_path, cyclelint, args):
+    """``handler = FlushHandler(self); self.addHandler(handler)``: _reporting.py says FlushHandler keeps
+    the log, and addHandler comes from logging.Logger, outside the linted code, named as a method that
+    keeps what it is given (sentence-transformers 3.3.1's ``self.add_callback(ModelCardCallback(self))``).
+    ``add_reporter`` is defined by the project: it keeps its argument in the leak, not in the clean twin."""
+    _, lines = _registered(tmp_path)
+    assert rows(cyclelint, tmp_path, *args) == [("./registered_leak.py", line, "CYC202") for line in lines]
+
+
+def test_a_staged_file_alone_is_judged_with_its_project(tmp_path, cyclelint):
+    """The pre-commit case: only the leak file is named; its project (the folder of pyproject.toml) says
+    what the handlers keep."""
+    _, lines = _registered(tmp_path)
+    (tmp_path / "pyproject.toml").write_text("")
+    proc = cyclelint("--format", "json", "--no-cache", "registered_leak.py", cwd=tmp_path)
+    assert [(f["line"], f["code"]) for f in json.loads(proc.stdout)["findings"]] == [(line, "CYC202") for line in lines]
+
+
+REPORTER_LINE = "        self.add_reporter(Reporter(self))  # expect: CYC202"
+
+
+@pytest.mark.parametrize(("old", "new", "left"), [
+    # no class of the project says what FlushHandler and Reporter keep: nothing is judged
+    (None, None, []),
+    # a base method not named as a registration: its name says nothing, so only add_reporter is left
+    ("self.addHandler(handler)", "self.handle(handler)", [REPORTER_LINE]),
+    # the project defines addHandler without keeping the handler: the project's word beats the name
+    ("    def add_reporter(self, reporter):",
+     "    def addHandler(self, handler):\n        handler.flush()\n\n    def add_reporter(self, reporter):",
+     [REPORTER_LINE]),
+    # a base class the project does not define is what makes a method "outside": a plain class has none
+    ("class RunLog(logging.Logger):", "class RunLog:", [REPORTER_LINE]),
+])
+def test_what_keeps_the_handed_object_decides(tmp_path, cyclelint, old, new, left):
+    leak, _ = _registered(tmp_path)
+    if old is None:
+        (tmp_path / "_reporting.py").unlink()
+    else:
+        assert old in leak
+        leak = leak.replace(old, new)
+        (tmp_path / "registered_leak.py").write_text(leak)
+    lines = leak.splitlines()
+    assert rows(cyclelint, tmp_path, "--no-cache") == [("./registered_leak.py", 1 + lines.index(text), "CYC202")
+                                                       for text in left]
