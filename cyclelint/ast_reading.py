@@ -69,6 +69,9 @@ class AstReading:
                 values.sort(key=lambda v: (v.lineno, v.col_offset))
         return values
 
+    def positional(self, node: ast.Call) -> Sequence[ast.expr]:
+        return [a for a in node.args if not isinstance(a, ast.Starred)]
+
     def operands(self, node: ast.AST) -> Sequence[ast.expr]:
         if isinstance(node, ast.BinOp):
             return (node.left, node.right)

@@ -170,3 +170,27 @@ def capture_walk(r: Reading, value: Any, visit: Callable[[Any, str], bool],
             stack.extend(reversed(r.elements(cur)))
         elif kind == CONDITIONAL:
             stack.extend(reversed(r.operands(cur)))
+
+
+# weakref.ref/proxy/WeakMethod point at one object; WeakSet and the weak dictionaries hold many;
+# weakref.finalize keeps its callback but not the object it watches.
+WEAK_CALLEES = frozenset(
+    {"ref", "proxy", "WeakMethod", "WeakSet", "WeakValueDictionary", "WeakKeyDictionary", "finalize"}
+)
+# ``d.setdefault(key, default)`` and ``getattr(obj, name, default)`` give the default the first time,
+# and the same object ever after: a weak default makes the result weak.
+_DEFAULT_GIVERS = {"setdefault": 1, "get": 1, "getattr": 2}
+
+
+def is_weak(r: Reading, expr: Any) -> bool:
+    """A call that holds what it is given without keeping it alive: ``weakref.ref(x)``, ``WeakMethod(m)``,
+    ``WeakSet()``, ``weakref.finalize(...)``, ``torch.__dict__.setdefault("registry", WeakValueDictionary())``."""
+    if r.kind(expr) != CALL:
+        return False
+    func = r.func(expr)
+    name = last_part(r.dotted(func) or (r.identifier(func) if r.kind(func) == ATTRIBUTE else ""))
+    if name in WEAK_CALLEES:
+        return True
+    index = _DEFAULT_GIVERS.get(name)
+    args = r.positional(expr)
+    return index is not None and len(args) > index and is_weak(r, args[index])

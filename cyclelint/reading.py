@@ -47,6 +47,9 @@ class Reading(Protocol):
     def arguments(self, node: Any) -> Sequence[Any]:
         """A CALL's argument values, positional then keyword, in source order, ``*``/``**`` unwrapped."""
 
+    def positional(self, node: Any) -> Sequence[Any]:
+        """A CALL's positional argument values, ``*args`` left out."""
+
     def operands(self, node: Any) -> Sequence[Any]:
         """The sub-expressions of BINARY (left, right), UNARY (the operand) and CONDITIONAL (body, orelse)."""
 

@@ -19,6 +19,7 @@ from cyclelint.judgements import (
     concat_of,
     grows,
     held_paths,
+    is_weak,
     iter_identifiers,
     named_data,
     slot_wrapper,
@@ -146,6 +147,23 @@ def test_slot_wrapper_on_both_trees(source, holders, expected):
     assert _agree(slot_wrapper, source, holders, "step") == expected
 
 
+@pytest.mark.parametrize(("source", "expected"), [
+    ("weakref.ref(self)", True),
+    ("WeakMethod(self.step)", True),
+    ("weakref.WeakValueDictionary()", True),
+    ("weakref.finalize(obj, cleanup)", True),
+    ('torch.__dict__.setdefault("registry", weakref.WeakSet())', True),  # the weak default is what stays
+    ('getattr(mod, "_hooks", weakref.WeakSet())', True),
+    ('registry.setdefault("k", [])', False),
+    ('registry.setdefault(*args, weakref.WeakSet())', False),  # where the default lands is unknown
+    ("make().ref(x)", True),  # the method's name, when the callee has no dotted name
+    ("Hook(weakref.ref(self))", False),  # the hook itself is a strong holder
+    ("proxy", False),  # not a call
+])
+def test_is_weak_on_both_trees(source, expected):
+    assert _agree(is_weak, source) == expected
+
+
 def _visited(reading, value, stop_at=()) -> list[tuple[str, str | None]]:
     """(kind, dotted path or callee) of every node capture_walk hands its visitor, in order."""
     seen = []
@@ -199,3 +217,4 @@ def test_generated_expressions_are_judged_alike(source):
     assert sorted(held_paths(CST, on_cst)) == sorted(held_paths(AST, on_ast))
     assert _visited(CST, on_cst) == _visited(AST, on_ast)
     assert variable_key(CST, store_cst) == variable_key(AST, store_ast)
+    assert is_weak(CST, on_cst) == is_weak(AST, on_ast)

@@ -392,3 +392,28 @@ def test_cyc304_sends_every_loop_that_grows_a_container_to_the_analysis():
     _same(source.encode(), "pick.py")
     over_data = source.replace("range(len(params['ids']))", "loader")
     assert may_have_findings(ast.parse(over_data), frozenset({"CYC304"}))
+
+
+def test_prefilter_skips_weak_callbacks_as_the_rule_does():
+    """``self.cb = weakref.WeakMethod(self.step)`` keeps no strong reference: the rule and the pre-filter ask
+    one ``judgements.is_weak``, so the file is answered without libcst; the strong twin is sent on."""
+    import ast
+
+    from cyclelint.prefilter import may_have_findings
+
+    weak = textwrap.dedent(
+        """\
+        import weakref
+        class Loop:
+            def __init__(self):
+                self.on_step = weakref.WeakMethod(self.step)
+                self.hooks = Hooks(weakref.proxy(self), weakref.ref(self.step))
+
+            def step(self):
+                return 1
+        """)
+    assert not may_have_findings(ast.parse(weak), DEFAULT_CODES)
+    _same(weak.encode(), "weak.py")
+    strong = weak.replace("weakref.WeakMethod(self.step)", "Wrapper(self.step)")
+    assert may_have_findings(ast.parse(strong), DEFAULT_CODES)
+    _same(strong.encode(), "strong.py")

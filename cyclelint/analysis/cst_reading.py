@@ -51,6 +51,9 @@ class CstReading:
     def arguments(self, node: cst.Call) -> Sequence[cst.BaseExpression]:
         return [a.value for a in node.args]
 
+    def positional(self, node: cst.Call) -> Sequence[cst.BaseExpression]:
+        return ex.positional_args(node)
+
     def operands(self, node: cst.CSTNode) -> Sequence[cst.BaseExpression]:
         if isinstance(node, cst.BinaryOperation):
             return (node.left, node.right)

@@ -5,7 +5,7 @@ import ast
 
 from ..ast_reading import AST, held_paths
 from ..astutil import class_functions, dotted, last, reaches, statements, strip_items, walk
-from ..judgements import capture_walk, slot_wrapper
+from ..judgements import capture_walk, is_weak, slot_wrapper
 from ..reading import ATTRIBUTE, LAMBDA, NAME
 from ..vocabulary import PARTIALS, STORE_METHODS
 
@@ -114,7 +114,7 @@ def captures(value: ast.AST, owner: str, slot: str | None, instance: str | None,
     """The necessary part of CYC1's capture test (self_capture.SelfCaptureRule.captures), over the same walk
     (judgements.capture_walk): ``value``, stored on ``owner``'s ``slot``, may keep ``owner``'s root. ``aliases``: locals
     bound to bound methods, wrappers or ``Cls(self)``; ``methods``: the regular methods of the file's classes.
-    Looser than the rule where it needs the walker's facts: any lambda, and weak wrappers opened too."""
+    Looser than the rule where it needs the walker's facts: any lambda."""
     found = False
     root = owner.split(".")[0]
 
@@ -130,13 +130,19 @@ def captures(value: ast.AST, owner: str, slot: str | None, instance: str | None,
             found = found or _call_captures(cur, owner, slot, instance, aliases, methods)
         return found
 
-    capture_walk(AST, value, visit)
+    capture_walk(AST, value, visit, _weak)
     return found
+
+
+def _weak(call: ast.Call) -> bool:
+    return is_weak(AST, call)
 
 
 def _call_captures(call: ast.Call, owner: str, slot: str | None, instance: str | None, aliases: set[str],
                    methods: set[str]) -> bool:
     """As SelfCaptureRule._call_capture: ``partial(f, self)``, or a wrapper of the very attribute it replaces."""
+    if _weak(call):
+        return False
     name = last(call.func)
     args = AST.arguments(call)
     root = owner.split(".")[0]
