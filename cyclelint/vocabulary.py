@@ -48,6 +48,8 @@ THREADS = frozenset({"Thread"})
 # Hooks on a tensor or autograd node (not a module): they live as long as that tensor's graph.
 TENSOR_HOOKS = frozenset({"register_hook", "register_prehook", "register_post_accumulate_grad_hook"})
 # Tensor methods whose result is a view of (the same autograd history as) their receiver.
+# Zero-copy handles on a tensor (a DLPack capsule, a tensor or array built from one): they keep the tensor.
+ZERO_COPY = frozenset({"to_dlpack", "from_dlpack"})
 VIEW_METHODS = frozenset({"view", "view_as", "reshape", "transpose", "permute", "narrow", "select", "squeeze",
                           "unsqueeze", "expand", "expand_as", "flatten", "unflatten", "t", "contiguous"})
 # Calls that return a wrapper keeping the callable they are given: tf.function(self.serve).

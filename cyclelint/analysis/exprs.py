@@ -172,6 +172,17 @@ def iter_calls(node: cst.CSTNode) -> Iterator[cst.Call]:
         stack.extend(reversed(list(child_nodes(cur))))
 
 
+def iter_returns(fn: cst.FunctionDef) -> Iterator[cst.Return]:
+    """The ``return`` statements of ``fn`` itself, not of the functions, lambdas and classes inside it."""
+    stack: list[cst.CSTNode] = [fn.body]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, cst.Return):
+            yield cur
+        elif not isinstance(cur, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.BaseExpression)):
+            stack.extend(child_nodes(cur))
+
+
 def is_none(expr: cst.CSTNode | None) -> bool:
     return isinstance(expr, cst.Name) and expr.value == "None"
 

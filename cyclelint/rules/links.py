@@ -17,7 +17,7 @@ from ..analysis.scopes import ClassInfo, Function
 from ..analysis.weak import is_weak
 from ..astutil import reaches
 from ..project.records import PendingCtor
-from ..vocabulary import CLEAR_METHODS, MODULE_ITERS, VIEW_METHODS
+from ..vocabulary import CLEAR_METHODS, MODULE_ITERS, VIEW_METHODS, ZERO_COPY
 from .base import Checker
 
 MSG_MUTUAL = ("{a} and {b} now point at each other: the pair (and every tensor it holds) is freed only by the "
@@ -59,7 +59,9 @@ class LinkRule(Checker):
         self.breaks: dict[int, list[tuple[str, int]]] = {}
         self.ctor_locals: dict[tuple[int, str], list[tuple[cst.CSTNode, PendingCtor]]] = {}
         self.returned: dict[int, set[str]] = {}  # per function: local names its return values hold
-        self.views: dict[int, dict[str, set[str]]] = {}  # per function: name -> the names it is an alias or view of
+        # per autograd forward: name -> the names it is an alias or view of
+        self.views: dict[int, dict[str, set[str]]] = {}
+        self.view_helpers: dict[str, int] | None = None  # the file's functions that return a view of a parameter
         # self.x.method(self): (statement, the class of the method it is in, self, x, method, argument), judged
         # once the file's classes say what x is
         self.handed: list[tuple[cst.CSTNode, ClassInfo, str, str, str, int, str | None]] = []
@@ -91,12 +93,15 @@ class LinkRule(Checker):
                     self.hand_on(stmt, ctor)
 
     def on_bind(self, name, value, stmt, fn):
-        sources = _views_of(value) - {name}
-        views = self.views.setdefault(id(fn), {})
-        if sources:
-            views[name] = sources
-        else:
-            views.pop(name, None)
+        if _function_ctx(fn) is not None:  # only an autograd forward's ctx stores ask what is a view of what
+            if self.view_helpers is None:
+                self.view_helpers = _view_helpers(self.walker.module)
+            sources = _views_of(value, self.view_helpers) - {name}
+            views = self.views.setdefault(id(fn), {})
+            if sources:
+                views[name] = sources
+            else:
+                views.pop(name, None)
         if fn.instance:
             calls = self._ctor_calls(value, stmt, fn, keep=False)
             if calls:
@@ -236,18 +241,22 @@ class LinkRule(Checker):
         self.ctor_locals = {k: v for k, v in self.ctor_locals.items() if k[0] != id(fn)}
 
     def _ctx_stores(self, links: list[Link], returned: set[str], views: dict[str, set[str]], done: set[int]) -> None:
-        """``ctx.y = out`` in an autograd Function's forward that returns ``out`` (or a view of it)."""
-        outputs, todo = set(), list(returned)
-        while todo:  # last_hidden = c[-1]: c shares the output's history
-            name = todo.pop()
-            if name not in outputs:
-                outputs.add(name)
-                todo.extend(views.get(name, ()))
+        """``ctx.y = out`` in an autograd Function's forward that returns ``out``, a view of it (``c`` when
+        forward returns ``c[-1]``), or what it is a view of (``out_nd = zerocopy(out)``: the handle keeps
+        ``out``)."""
+        outputs = _closure(returned, views)  # last_hidden = c[-1]: c shares the output's history
         for ln in links:
-            if ln.value in outputs and ln.target and id(ln.stmt) not in done:
-                done.add(id(ln.stmt))
-                attr = ln.target.replace("[]", "").rpartition(".")[2]
-                self.report(ln.stmt, "CYC201", MSG_CTX.format(ctx=ln.owner, attr=attr, value=ln.value))
+            if not ln.target or id(ln.stmt) in done:
+                continue
+            value = ln.value
+            if value not in outputs:
+                base = next((b for b in sorted(_closure({value}, views)) if b in outputs), None)
+                if base is None:
+                    continue
+                value = f"{value} (a view of {base})"
+            done.add(id(ln.stmt))
+            attr = ln.target.replace("[]", "").rpartition(".")[2]
+            self.report(ln.stmt, "CYC201", MSG_CTX.format(ctx=ln.owner, attr=attr, value=value))
 
     def _single(self, ln: Link, fn: Function, done: set[int]) -> None:
         if id(ln.stmt) in done:
@@ -281,8 +290,21 @@ class LinkRule(Checker):
         return msg
 
 
-def _views_of(value: cst.BaseExpression) -> set[str]:
-    """The names ``value`` is, or is a view of: ``n``, ``n[...]``, ``n.view(...)``, ``a if t else b[-1]``."""
+def _closure(names: set[str], views: dict[str, set[str]]) -> set[str]:
+    """``names`` and every name they are, transitively, an alias or view of."""
+    out, todo = set(), list(names)
+    while todo:
+        name = todo.pop()
+        if name not in out:
+            out.add(name)
+            todo.extend(views.get(name, ()))
+    return out
+
+
+def _views_of(value: cst.BaseExpression, helpers: dict[str, int]) -> set[str]:
+    """The names ``value`` is, or is a view of: ``n``, ``n[...]``, ``n.view(...)``, ``a if t else b[-1]``,
+    a zero-copy handle (``from_dlpack(to_dlpack(n))``), or ``f(n)`` where ``helpers`` says the file's
+    function ``f`` returns a view of that argument."""
     out, stack = set(), [value]
     while stack:
         cur = stack.pop()
@@ -292,9 +314,34 @@ def _views_of(value: cst.BaseExpression) -> set[str]:
             stack.append(cur.value)
         elif isinstance(cur, cst.Call) and ex.method_name(cur) in VIEW_METHODS:
             stack.append(cur.func.value)  # type: ignore[union-attr]
+        elif isinstance(cur, cst.Call):
+            name = ex.last_part(ex.callee(cur))
+            index = 0 if name in ZERO_COPY else helpers.get(name) if isinstance(cur.func, cst.Name) else None
+            args = ex.positional_args(cur)
+            if index is not None and index < len(args):
+                stack.append(args[index])
         elif isinstance(cur, cst.IfExp):
             stack.extend((cur.body, cur.orelse))
     return out
+
+
+def _view_helpers(module: cst.Module) -> dict[str, int]:
+    """The file's module-level functions that return a view of one of their parameters, and its index
+    (DGL's ``def zerocopy_to_dgl_ndarray(input): return nd.from_dlpack(dlpack.to_dlpack(input.contiguous()))``):
+    every ``return`` of the function is a view of that parameter. Helpers are read in file order, so a
+    helper may build on one defined above it."""
+    helpers: dict[str, int] = {}
+    for stmt in module.body:
+        if not isinstance(stmt, cst.FunctionDef):
+            continue
+        params = [p.name.value for p in stmt.params.params]
+        returns = [r.value for r in ex.iter_returns(stmt)]
+        if not returns or None in returns:
+            continue
+        shared = set(params).intersection(*(_views_of(r, helpers) for r in returns))
+        if shared:
+            helpers[stmt.name.value] = min(params.index(p) for p in shared)
+    return helpers
 
 
 def _attribute_class(cls: ClassInfo, attr: str, classes: dict[str, ClassInfo]) -> str | None:
