@@ -214,6 +214,7 @@ def test_a_staged_file_alone_is_judged_with_its_project(tmp_path, cyclelint):
     assert [(f["line"], f["code"]) for f in json.loads(proc.stdout)["findings"]] == [(line, "CYC202") for line in lines]
 
 
+HANDLER_LINE = "        handler = FlushHandler(self)  # expect: CYC202"
 REPORTER_LINE = "        self.add_reporter(Reporter(self))  # expect: CYC202"
 
 
@@ -228,6 +229,9 @@ REPORTER_LINE = "        self.add_reporter(Reporter(self))  # expect: CYC202"
      [REPORTER_LINE]),
     # a base class the project does not define is what makes a method "outside": a plain class has none
     ("class RunLog(logging.Logger):", "class RunLog:", [REPORTER_LINE]),
+    # the local also stored on the instance: kept whatever the method does, one finding for the line
+    ("        self.addHandler(handler)", "        self.handle(handler)\n        self.handler = handler",
+     [HANDLER_LINE, REPORTER_LINE]),
 ])
 def test_what_keeps_the_handed_object_decides(tmp_path, cyclelint, old, new, left):
     leak, _ = _registered(tmp_path)

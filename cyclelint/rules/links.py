@@ -58,6 +58,9 @@ class LinkRule(Checker):
         self.links: dict[int, list[Link]] = {}
         self.breaks: dict[int, list[tuple[str, int]]] = {}
         self.ctor_locals: dict[tuple[int, str], list[tuple[cst.CSTNode, PendingCtor]]] = {}
+        # such locals handed to a method of the instance (self.add_callback(cb)): handed on when the function
+        # ends, unless a store of the local (self.cb = cb) hands on the plain record instead
+        self.via_locals: dict[tuple[int, str], list[tuple[cst.CSTNode, PendingCtor]]] = {}
         self.returned: dict[int, set[str]] = {}  # per function: local names its return values hold
         # per autograd forward: name -> the names it is an alias or view of
         self.views: dict[int, dict[str, set[str]]] = {}
@@ -89,6 +92,7 @@ class LinkRule(Checker):
         if fn.instance and owner.split(".", 1)[0] == fn.instance:
             self._ctor_calls(store.value, store.stmt, fn)
             for path in held_paths(store.value):
+                self.via_locals.pop((id(fn), path), None)
                 for stmt, ctor in self.ctor_locals.pop((id(fn), path), []):
                     self.hand_on(stmt, ctor)
 
@@ -194,16 +198,18 @@ class LinkRule(Checker):
         for i, a in enumerate(call.args):
             if a.star:
                 continue
-            if isinstance(a.value, cst.Name):
-                ctors = self.ctor_locals.pop((id(fn), a.value.value), [])
-            else:
-                ctors = self._ctor_calls(a.value, stmt, fn, keep=False)
+            local = (id(fn), a.value.value) if isinstance(a.value, cst.Name) else None
+            ctors = self.ctor_locals.get(local, []) if local else self._ctor_calls(a.value, stmt, fn, keep=False)
             kw = a.keyword.value if a.keyword else None
             via = PendingCtor(cls.name, None if kw else i, kw, fn.instance, cls.is_module, method=name)
             for node, ctor in ctors:
                 message = MSG_HANDED.format(cls=ctor.cls_name, obj=fn.instance, method=name, param="{param}",
                                             kept="{kept}")
-                self.hand_on(node, replace(ctor, message=message, via=via))
+                record = (node, replace(ctor, message=message, via=via))
+                if local:
+                    self.via_locals.setdefault(local, []).append(record)
+                else:
+                    self.hand_on(*record)
 
     def leave_file(self):
         classes = self.walker.facts.classes
@@ -239,6 +245,9 @@ class LinkRule(Checker):
                     continue
                 self._pair(first, second, fn, done)
         self.ctor_locals = {k: v for k, v in self.ctor_locals.items() if k[0] != id(fn)}
+        for key in [k for k in self.via_locals if k[0] == id(fn)]:
+            for record in self.via_locals.pop(key):
+                self.hand_on(*record)
 
     def _ctx_stores(self, links: list[Link], returned: set[str], views: dict[str, set[str]], done: set[int]) -> None:
         """``ctx.y = out`` in an autograd Function's forward that returns ``out``, a view of it (``c`` when
