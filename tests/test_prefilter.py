@@ -176,6 +176,19 @@ EXTRA = {
     "registry_of_an_annotated_argument": (
         "from torch import nn\n_seen = {}\ndef track(key, m: nn.Module):\n    _seen.setdefault(key, m)\n"
     ),
+    "handed_to_own_method": textwrap.dedent(
+        """
+        import logging
+        class Keeper:
+            def __init__(self, log):
+                self.log = log
+        class RunLog(logging.Logger):
+            def __init__(self, name):
+                super().__init__(name)
+                keeper = Keeper(self)
+                self.addHandler(keeper)
+        """
+    ),
     "clean": "def add(a, b):\n    return a + b\n\nclass P:\n    def __init__(self, x):\n        self.x = x\n",
 }
 
@@ -417,3 +430,30 @@ def test_prefilter_skips_weak_callbacks_as_the_rule_does():
     strong = weak.replace("weakref.WeakMethod(self.step)", "Wrapper(self.step)")
     assert may_have_findings(ast.parse(strong), DEFAULT_CODES)
     _same(strong.encode(), "strong.py")
+
+
+def test_prefilter_sends_an_object_built_with_the_instance_and_handed_to_its_own_method():
+    """``keeper = Keeper(self); self.addHandler(keeper)`` goes on to the analysis; a bound method handed to a
+    method of the instance (``self.fetch(x, fn=sample)`` with ``sample = partial(self.sample, ...)``) is no
+    such object, and transformers' video processors stay answered by the pre-filter."""
+    import ast
+
+    from cyclelint.prefilter import may_have_findings
+
+    assert may_have_findings(ast.parse(EXTRA["handed_to_own_method"]), DEFAULT_CODES)
+    inline = EXTRA["handed_to_own_method"].replace("keeper = Keeper(self)\n        self.addHandler(keeper)",
+                                                   "self.addHandler(Keeper(self))")
+    assert inline != EXTRA["handed_to_own_method"] and may_have_findings(ast.parse(inline), DEFAULT_CODES)
+    processor = textwrap.dedent(
+        """\
+        from functools import partial
+        class VideoProcessor:
+            def __call__(self, videos, fps):
+                sample = partial(self.sample_frames, fps=fps)
+                return self.fetch_videos(videos, sample_indices_fn=sample)
+
+            def sample_frames(self, metadata, fps):
+                return list(range(0, metadata, fps))
+        """)
+    assert not may_have_findings(ast.parse(processor), DEFAULT_CODES)
+    _same(processor.encode(), "processor.py")

@@ -56,7 +56,7 @@ def _trigger(scan: Scan, call: ast.Call, name: str, args: list[ast.expr], instan
     if "CYC2" in families and instance_handed_to(call, instance):
         return "CYC202: the instance handed to a method of an object it holds (self.x.method(self))"
     if "CYC2" in families and instance and is_name(getattr(call.func, "value", None), instance) and any(
-            (isinstance(a, ast.Name) and a.id in scan.aliases) or ctor_with(a, instance) for a in args):
+            (isinstance(a, ast.Name) and a.id in scan.built_with_instance) or ctor_with(a, instance) for a in args):
         return "CYC202: an object built with the instance handed to the instance's own method"
     if "CYC1" in families and HOOK_RE.match(name):
         return "CYC104: register_*hook"

@@ -65,6 +65,7 @@ class Scan:
         self.evidence: bool | tuple = True
         self.links: list[tuple[str, str]] = []  # (owner, value) of the current function's stores
         self.aliases: set[str] = set()  # locals bound to bound methods, wrappers or Cls(self)
+        self.built_with_instance: set[str] = set()  # of those, the locals bound to Cls(self)
         self.exc_locals: set[str] = set()  # locals bound to a new exception
 
     def accumulate(self) -> None:
@@ -230,9 +231,9 @@ class Scan:
             # a superset of holds.variable_holds for parameters: the annotation, else the name
             fn.sized = {p.arg for p in params + node.args.kwonlyargs if name_holds(p.arg) or (
                 p.annotation is not None and annotation_words(p.annotation) & (TENSOR_TYPES | MODULE_TYPES | self.module_classes))}
-        saved = (self.links, self.aliases, self.exc_locals, self.loop_stack, self.fn_step, self.fn_accumulates,
-                 self.fn_data_accumulates, self.evidence, self.fn_instance)
-        self.links, self.aliases, self.exc_locals, self.loop_stack = [], set(), set(), []
+        saved = (self.links, self.aliases, self.built_with_instance, self.exc_locals, self.loop_stack, self.fn_step,
+                 self.fn_accumulates, self.fn_data_accumulates, self.evidence, self.fn_instance)
+        self.links, self.aliases, self.built_with_instance, self.exc_locals, self.loop_stack = [], set(), set(), set(), []
         self.fn_step = self.fn_accumulates = self.fn_data_accumulates = False
         self.fn, self.fn_instance = fn, instance
         if in_class:
@@ -242,8 +243,8 @@ class Scan:
             self.evidence = (fn, instance) if dunder(node.name) and node.name not in FORWARD_METHODS else True
         self.body(node.body, instance, depth + 1, False)
         self.end_of_function()
-        (self.links, self.aliases, self.exc_locals, self.loop_stack, self.fn_step, self.fn_accumulates,
-         self.fn_data_accumulates, self.evidence, self.fn_instance) = saved
+        (self.links, self.aliases, self.built_with_instance, self.exc_locals, self.loop_stack, self.fn_step,
+         self.fn_accumulates, self.fn_data_accumulates, self.evidence, self.fn_instance) = saved
         self.fn = parent
         parent.calls += fn.calls  # a function's evidence includes what its closures call
         self.functions.append(fn)
@@ -320,8 +321,10 @@ class Scan:
                 return None
         for t in targets:
             if isinstance(t, ast.Name):
-                if instance and (captures(node.value, instance, None, instance, self.aliases, self.methods)
-                                 or (instance in value_names and ctor_with(node.value, instance))):
+                built = bool(instance) and instance in value_names and ctor_with(node.value, instance)
+                if built:
+                    self.built_with_instance.add(t.id)  # head = Head(self): kept if self or its method keeps it
+                if built or (instance and captures(node.value, instance, None, instance, self.aliases, self.methods)):
                     self.aliases.add(t.id)  # fn = self._impl; head = Head(self)
                 if isinstance(node.value, ast.Lambda):
                     self.aliases.add(t.id)  # cb = lambda: self.f(); self.cb = cb
