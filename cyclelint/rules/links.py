@@ -183,14 +183,14 @@ class LinkRule(Checker):
         if method is None or method.cls is None:
             return
         if not attr:
-            self._kept_through(call, stmt, fn, method.cls)
+            self._handed_to_own_method(call, stmt, fn, method.cls)
             return
         for i, a in enumerate(call.args):
             if isinstance(a.value, cst.Name) and a.value.value == fn.instance and not a.star:
                 self.handed.append((stmt, method.cls, fn.instance, attr, ex.method_name(call), i,
                                     a.keyword.value if a.keyword else None))
 
-    def _kept_through(self, call: cst.Call, stmt: cst.CSTNode, fn: Function, cls: ClassInfo) -> None:
+    def _handed_to_own_method(self, call: cst.Call, stmt: cst.CSTNode, fn: Function, cls: ClassInfo) -> None:
         """``self.add_callback(cb)`` with ``cb = Callback(self)`` (or the call inline): the new object holds
         the instance, and the instance keeps it where its method keeps that argument. Both are the
         project's to say; a method defined outside it counts by its name (``via`` in PendingCtor)."""
@@ -325,7 +325,12 @@ def _views_of(value: cst.BaseExpression, helpers: dict[str, int]) -> set[str]:
             stack.append(cur.func.value)  # type: ignore[union-attr]
         elif isinstance(cur, cst.Call):
             name = ex.last_part(ex.callee(cur))
-            index = 0 if name in ZERO_COPY else helpers.get(name) if isinstance(cur.func, cst.Name) else None
+            if name in ZERO_COPY:
+                index = 0
+            elif isinstance(cur.func, cst.Name):
+                index = helpers.get(name)
+            else:
+                continue
             args = ex.positional_args(cur)
             if index is not None and index < len(args):
                 stack.append(args[index])
@@ -343,7 +348,7 @@ def _view_helpers(module: cst.Module) -> dict[str, int]:
     for stmt in module.body:
         if not isinstance(stmt, cst.FunctionDef):
             continue
-        params = [p.name.value for p in stmt.params.params]
+        params = [p.name.value for p in (*stmt.params.posonly_params, *stmt.params.params)]  # the positional slots
         returns = [r.value for r in ex.iter_returns(stmt)]
         if not returns or None in returns:
             continue
