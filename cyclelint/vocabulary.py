@@ -47,6 +47,9 @@ PARTIALS = frozenset({"partial", "MethodType", "partialmethod"})
 THREADS = frozenset({"Thread"})
 # Hooks on a tensor or autograd node (not a module): they live as long as that tensor's graph.
 TENSOR_HOOKS = frozenset({"register_hook", "register_prehook", "register_post_accumulate_grad_hook"})
+# Saved-tensor hooks: the call, or the base class whose __init__, takes (pack_hook, unpack_hook). The pack hook is
+# given each tensor autograd saves, grad_fn and all, and runs with grad off.
+PACK_HOOK_REGISTRARS = frozenset({"saved_tensors_hooks", "_register_default_hooks", "set_saved_tensors_default_hooks"})
 # Tensor methods whose result is a view of (the same autograd history as) their receiver.
 # Zero-copy handles on a tensor (a DLPack capsule, a tensor or array built from one): they keep the tensor.
 ZERO_COPY = frozenset({"to_dlpack", "from_dlpack"})

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from ..ast_reading import held_paths
 from ..astutil import dotted, instance_handed_to, last, strip_items
-from ..vocabulary import APPENDS, FRAME_CALLS, HOOK_RE, INPLACE, STEP_METHODS, STORE_METHODS
+from ..vocabulary import APPENDS, FRAME_CALLS, HOOK_RE, INPLACE, PACK_HOOK_REGISTRARS, STEP_METHODS, STORE_METHODS
 from .shapes import ctor_with, is_attr_of, is_name, may_carry_graph, target_root
 
 if TYPE_CHECKING:
@@ -58,6 +58,8 @@ def _trigger(scan: Scan, call: ast.Call, name: str, args: list[ast.expr], instan
     if "CYC2" in families and instance and is_name(getattr(call.func, "value", None), instance) and any(
             (isinstance(a, ast.Name) and a.id in scan.built_with_instance) or ctor_with(a, instance) for a in args):
         return "CYC202: an object built with the instance handed to the instance's own method"
+    if "CYC3" in families and name in PACK_HOOK_REGISTRARS:
+        return "CYC302: saved-tensor hooks registered (the pack hook may keep what it is given)"
     if "CYC1" in families and HOOK_RE.match(name):
         return "CYC104: register_*hook"
     if "CYC4" in families and call.args and fn is not scan.module_fn and dotted(call.func) == "atexit.register":

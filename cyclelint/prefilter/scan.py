@@ -12,6 +12,7 @@ from ..vocabulary import (
     MODULE_ITER_RE,
     MODULE_ITERS,
     MODULE_TYPES,
+    PACK_HOOK_REGISTRARS,
     TENSOR_TYPES,
     dunder,
     is_module_class,
@@ -145,6 +146,9 @@ class Scan:
             for expr in node.decorator_list + node.bases:
                 self.expr(expr, instance)
             bases = [dotted(b) or "" for b in node.bases]
+            if "CYC3" in self.families and any(b.rsplit(".", 1)[-1] in PACK_HOOK_REGISTRARS for b in bases):
+                self.send_on("CYC302: a subclass of saved_tensors_hooks (its pack hook may keep what it is given)")
+                return
             saved_module, self.in_module = self.in_module, is_module_class(bases, self.module_classes)
             if self.in_module:
                 self.module_classes.add(node.name)

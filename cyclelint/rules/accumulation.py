@@ -21,6 +21,8 @@ from ..project.records import PendingState, slot_params
 from ..vocabulary import APPENDS, CONCAT_FUNCS, HOLDING_CALLS, INPLACE, KNOWN_DECORATORS, MODULE_TYPES, dunder
 from .base import Checker, Rewrite
 from .fix_safety import Proofs
+from .pack_hooks import MESSAGE as PACK_MESSAGE
+from .pack_hooks import PackHooks
 from .store_shapes import (
     NOT_A_TENSOR,
     builds_list,
@@ -97,6 +99,7 @@ class AccumulationRule(Checker):
         # (class, attr) of self assigned in __init__ / in any other method: the first only are fixed per instance
         self.set_in_init: set[tuple[str, str]] = set()
         self.set_later: set[tuple[str, str]] = set()
+        self.pack_hooks = PackHooks()  # stores into what a function does not bind: judged if it is a pack hook
 
     # -- events ------------------------------------------------------------
     def on_augassign(self, node, fn):
@@ -158,7 +161,11 @@ class AccumulationRule(Checker):
         if node.value is not None:
             self.consumed |= {(id(fn), n) for n in ex.loaded_names(node.value)}
 
+    def on_del(self, node, fn):
+        self.pack_hooks.note_del(node, fn)
+
     def on_call(self, call, stmt, fn):
+        self.pack_hooks.note_call(call, fn)
         name = ex.method_name(call)
         callee = ex.last_part(ex.callee(call))
         if (callee in CONCAT_FUNCS or ex.callee(call) == "sum") and call.args:
@@ -222,6 +229,9 @@ class AccumulationRule(Checker):
             fix = None if backward_only else self._rewrite(stmt, fixes or [expr], code, acc, fn, spread)
             self.cands.setdefault(id(fn), []).append(
                 Candidate(stmt, code, acc, expr, val, loops, state, fn, backward_only, fix, slot_of, key_attr))
+        if code == "CYC302" and fn.params and fn.node is not None and root not in fn.params and (
+                binding is None or state):  # a container that outlives the call: kept across a hook's calls
+            self.pack_hooks.stores.append(Candidate(stmt, code, acc, expr, val, (), state, fn))
 
     def _rewrite(self, stmt, exprs: list[cst.BaseExpression], code: str, acc: str, fn: Function,
                  spread: bool) -> Rewrite | None:
@@ -301,6 +311,10 @@ class AccumulationRule(Checker):
             if code == "CYC304" or not self._only_called_without_grad(c.fn):
                 self._emit(c, code)
         self.loop_found = []
+        for c, hook in self.pack_hooks.keeping(self.walker.evaluator):
+            if id(c.stmt) not in self.reported:
+                self.reported.add(id(c.stmt))
+                self.report(c.stmt, c.code, _worded(PACK_MESSAGE, c, hook=hook))
         for c in self.state:
             method = c.fn.enclosing_method() if c.fn else None
             if method is None or method.cls is None or id(c.stmt) in self.reported or (
@@ -362,8 +376,12 @@ class AccumulationRule(Checker):
 
 
 def _message(code: str, c: Candidate) -> str:
+    return _worded(MESSAGES[code], c)
+
+
+def _worded(template: str, c: Candidate, **extra: str) -> str:
     val = _short(c.expr)
-    text = MESSAGES[code].format(acc=c.acc, val=val)
+    text = template.format(acc=c.acc, val=val, **extra)
     if _container(c.expr):  # a dict or list holds the tensors: they are what to detach, not the container
         text = text.replace(f"{val}.detach()", f"{val} with each tensor in it detached")
     return f"{text} ({c.why})" if c.why else text
