@@ -116,6 +116,14 @@ def keyword_arg(call: cst.Call, name: str) -> cst.BaseExpression | None:
     return None
 
 
+def deleted(node: cst.Del) -> list[cst.BaseExpression]:
+    """What ``del a, b[k]`` (or ``del [a, b[k]]``) deletes, one expression each."""
+    target = node.target
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [e.value for e in target.elements]
+    return [target]
+
+
 def arg(call: cst.Call, index: int, name: str) -> cst.BaseExpression | None:
     """The argument passed at ``index`` or as keyword ``name``."""
     pos = positional_args(call)

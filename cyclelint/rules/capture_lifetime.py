@@ -38,8 +38,7 @@ def rebinds(small: cst.BaseSmallStatement, slot: str) -> bool:
     if isinstance(small, cst.AnnAssign):
         return small.value is not None and ex.dotted(small.target) == slot
     if isinstance(small, cst.Del):
-        targets = small.target.elements if isinstance(small.target, (cst.Tuple, cst.List)) else [small.target]
-        return any(ex.dotted(t.value if isinstance(t, cst.BaseElement) else t) == slot for t in targets)
+        return any(ex.dotted(t) == slot for t in ex.deleted(small))
     return False
 
 

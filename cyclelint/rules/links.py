@@ -158,8 +158,7 @@ class LinkRule(Checker):
         return path
 
     def on_del(self, node, fn):
-        for t in node.target.elements if isinstance(node.target, cst.Tuple) else [node.target]:
-            t = t.value if isinstance(t, cst.Element) else t
+        for t in ex.deleted(node):
             if isinstance(t, cst.Subscript):
                 path = ex.dotted(ex.strip_items(t))
                 text = path + "[]" if path else None

@@ -42,7 +42,7 @@ class PackHooks:
 
     def __init__(self):
         self.registered: list[Registration] = []
-        self.stores: list[Candidate] = []
+        self.stores: list[Candidate] = []  # each with its function
         self.taken_out: list[tuple[Function, str]] = []  # (function, container path) it deletes from
 
     def note_call(self, call: cst.Call, fn: Function) -> None:
@@ -56,9 +56,7 @@ class PackHooks:
                                                     else None))
 
     def note_del(self, node: cst.Del, fn: Function) -> None:
-        targets = node.target.elements if isinstance(node.target, cst.Tuple) else [node.target]
-        for t in targets:
-            t = t.value if isinstance(t, cst.Element) else t
+        for t in ex.deleted(node):
             if isinstance(t, cst.Subscript) and (path := ex.dotted(ex.strip_items(t))):
                 self.taken_out.append((fn, path))
 
@@ -67,7 +65,7 @@ class PackHooks:
         for c in self.stores:
             fn = c.fn
             for reg in self.registered:
-                if (fn is not None and fn.name == reg.pack and _visible(fn, reg.scope) and fn.params
+                if (fn.name == reg.pack and _visible(fn, reg.scope) and fn.params
                         and _holds_input(evaluator, c, fn) and not self._taken_out(reg, c.acc)):
                     yield c, reg.pack
                     break
