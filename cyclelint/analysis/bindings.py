@@ -39,3 +39,12 @@ def keeps_old(value: cst.BaseExpression, name: str) -> bool:
         kept = [value.key, value.value] if isinstance(value, cst.DictComp) else [value.elt]
         return any(name in ex.loaded_names(part) for part in kept)
     return name in ex.loaded_names(value)
+
+
+def assigned_choices(stmt: cst.CSTNode | None) -> list[cst.BaseExpression] | None:
+    """What a plain ``x = value`` binds ``x`` to: ``[value]``, or both branches of ``x = a if c else b``; None
+    for any other binding (several targets, an unpacking, a loop, a ``def``)."""
+    if not (isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0].target, cst.Name)):
+        return None
+    value = stmt.value
+    return [value.body, value.orelse] if isinstance(value, cst.IfExp) else [value]

@@ -28,6 +28,7 @@ from ..vocabulary import (
     model_like,
     torch_rooted,
 )
+from .bindings import assigned_choices
 from .exprs import callee, dotted, last_part
 
 if TYPE_CHECKING:
@@ -363,12 +364,8 @@ def _aliased_attrs(fn: Function, name: str) -> list[str] | None:
     while scope is not None and not scope.is_module and name not in scope.bindings:
         scope = scope.parent
     binding = scope.bindings.get(name) if scope is not None and not scope.is_module else None
-    stmt = binding.stmt if binding is not None else None
-    if not (isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0].target, cst.Name)):
-        return None
-    value = stmt.value
-    parts = [value.body, value.orelse] if isinstance(value, cst.IfExp) else [value]
-    if not all(isinstance(p, cst.Attribute) for p in parts):
+    parts = assigned_choices(binding.stmt if binding is not None else None)
+    if parts is None or not all(isinstance(p, cst.Attribute) for p in parts):
         return None
     return [p.attr.value for p in parts]
 

@@ -4,7 +4,7 @@
 ``grad_fn`` and all. Put in a container the hook reaches (a dict of the enclosing function, the hooks object's
 own), each such tensor keeps its graph, whose saved tensors keep the hook and so the container: a cycle through
 autograd's C++ that the collector cannot free (PyTorch's documentation asks for ``x.detach()``). The entry is
-harmless when the paired unpack hook takes it out (``del``, ``pop``, ``clear``): it then lives as long as autograd
+harmless when the paired unpack hook takes it out (``del``, ``pop``, ``clear``, ``remove``): it then lives as long as autograd
 keeps the saved tensor anyway; so is a window the pack hook itself trims.
 """
 from __future__ import annotations
@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from ..analysis import exprs as ex
+from ..analysis.bindings import assigned_choices
 from ..analysis.scopes import Function
-from ..vocabulary import PACK_HOOK_REGISTRARS
+from ..vocabulary import CLEAR_METHODS, PACK_HOOK_REGISTRARS
 
 if TYPE_CHECKING:
     from ..analysis.tensors import Evaluator
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
 MESSAGE = ("{acc} keeps the tensors that pack hook {hook} is given: each keeps its autograd graph, whose saved "
            "tensors keep {hook} and so {acc}, a cycle through autograd's C++ that no collector frees; store "
            "{val}.detach(), or take the entry out in the unpack hook")
-TAKEN_OUT = frozenset({"pop", "popleft", "popitem", "clear"})
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ class PackHooks:
 
     def note_call(self, call: cst.Call, fn: Function) -> None:
         name, recv = ex.method_name(call), ex.receiver(call)
-        if name in TAKEN_OUT and recv is not None and (path := ex.dotted(ex.strip_items(recv))):
+        if name in CLEAR_METHODS and recv is not None and (path := ex.dotted(ex.strip_items(recv))):
             self.taken_out.append((fn, path))
         if ex.last_part(ex.callee(call) or "") in PACK_HOOK_REGISTRARS or (name == "__init__" and _hooks_base(call, fn)):
             pack, unpack = ex.arg(call, 0, "pack_hook"), ex.arg(call, 1, "unpack_hook")
@@ -102,11 +102,9 @@ def _aliases(scope: Function, name: str) -> set[str]:
     """``name``, or the functions it names when ``scope`` binds it to one of them
     (``unpack = unpack_streams if streams else unpack_single``)."""
     binding = scope.bindings.get(name)
-    stmt = binding.stmt if binding is not None else None
-    if isinstance(stmt, cst.Assign):
-        parts = [stmt.value.body, stmt.value.orelse] if isinstance(stmt.value, cst.IfExp) else [stmt.value]
-        if all(isinstance(p, cst.Name) for p in parts):
-            return {p.value for p in parts}
+    parts = assigned_choices(binding.stmt if binding is not None else None)
+    if parts and all(isinstance(p, cst.Name) for p in parts):
+        return {p.value for p in parts}
     return {name}
 
 
