@@ -30,6 +30,7 @@ from ..vocabulary import (
 )
 from .bindings import assigned_choices
 from .exprs import callee, dotted, last_part
+from .returns import Part, Returns, Slot
 
 if TYPE_CHECKING:
     from .scopes import Function
@@ -75,7 +76,9 @@ def _joined_via(a: Value, b: Value) -> frozenset[str]:
 
 SAFE = Value()
 
-RETURNS_OF = "()"  # a dependency on what a function of the file returns: "()Class.method", "().helper"
+
+def _of_part(p: Part) -> Value:
+    return Value(p.attached, p.tensor, deps=p.deps)
 
 
 def is_torch(name: str | None) -> bool:
@@ -109,15 +112,11 @@ class Evaluator:
 
     def __init__(self, module_classes: set[str]):
         self.module_classes = module_classes
-        self.returns: set[tuple[str, str]] = set()  # (class or "", function) seen returning attached values
+        self.returns = Returns()  # what the file's functions and methods return, read so far
         # module-level names bound by ``def`` or ``import``: functions, judged by what they return, not by
         # their name (``evaluate_policy(...)`` is no call of a policy network)
         self.functions: set[str] = set()
         self.later_methods: dict[str, set[str]] = {}  # class -> every method its body defines (known upfront)
-        self.returns_via: dict[tuple[str, str], set[str]] = {}  # function -> RETURNS_OF deps of what it returns
-        # function -> what each position of the tuple it returns holds, when every return is a tuple display of
-        # one length (None once they disagree): ``loss, stats = step(...)`` gives each name its own value
-        self.returns_at: dict[tuple[str, str], tuple[Value, ...] | None] = {}
         self._memo: dict[int, Value] | None = None  # values of the sub-expressions of the expression being evaluated
 
 
@@ -230,7 +229,8 @@ class Evaluator:
             out = Value(tensor=True)
             for a in args:
                 out = out | self.value(a, fn)
-            return out.holding(attached=out.attached and grad, tensor=True)
+            # under no_grad the result records no graph, whatever its arguments carry
+            return out.holding(tensor=True) if grad else Value(tensor=True)
         if name in HOLDING_CALLS:
             out = SAFE
             for a in call.args:
@@ -257,7 +257,7 @@ class Evaluator:
                 return SAFE  # model.get_input_embeddings(), device_module.memory_allocated()
             if last in SAFE_METHODS:
                 return SAFE
-            if recv.cls and (recv.cls, last) in self.returns:  # trainer.step(x) returning its loss
+            if recv.cls and self.returns.returns_graph((recv.cls, last)):  # trainer.step(x) returning its loss
                 return Value(attached=grad, tensor=True)
             if last in ("detach", "detach_"):
                 return Value(tensor=recv.tensor or recv.attached, detached=True)
@@ -271,10 +271,10 @@ class Evaluator:
         if self._is_model_callee(call.func, fn, last):
             return Value(attached=grad, tensor=True)
         key = self._own_callee(call.func, fn)
-        if key in self.returns:
+        if key and self.returns.returns_graph(key):
             return Value(attached=grad, tensor=True)
-        if key and grad:  # defined later in the file: judged once its returns are known (see returns_later)
-            return Value(deps=frozenset((RETURNS_OF + ".".join(key),)))
+        if key and grad:  # what it hands back of its arguments; the rest judged once the file is read
+            return _of_part(self.returns.called(key, self._slots(call, fn)))
         return SAFE
 
     def _own_callee(self, func: cst.BaseExpression, fn: Function) -> tuple[str, str] | None:
@@ -286,40 +286,30 @@ class Evaluator:
             return (method.cls.name, func.attr.value) if method and method.cls else None
         return None
 
-    def note_tuple_return(self, key: tuple[str, str], parts: tuple[Value, ...] | None) -> None:
-        """One more ``return a, b`` of the function ``key`` (``parts`` None: a return of anything else)."""
-        if key in self.returns_at:
-            seen = self.returns_at[key]
-            parts = None if seen is None or parts is None or len(seen) != len(parts) else tuple(
-                Value(a.attached or b.attached, a.tensor or b.tensor) for a, b in zip(seen, parts))
-        self.returns_at[key] = parts
+    def _slots(self, call: cst.Call, fn: Function) -> list[tuple[Slot, Part]]:
+        """What each argument of ``call`` holds, by its slot (an index, or a keyword), up to a ``*args``."""
+        out: list[tuple[Slot, Part]] = []
+        for i, a in enumerate(call.args):
+            if a.star:
+                break
+            v = self.value(a.value, fn)
+            out.append((a.keyword.value if a.keyword else i, Part(v.attached, v.tensor, v.deps)))
+        return out
 
     def unpacked(self, call: cst.BaseExpression, fn: Function, count: int) -> tuple[Value, ...] | None:
-        """What each of ``count`` names unpacked from ``call`` holds, where the function called (of this
-        file, defined above) returns tuples of that length; None where nothing says."""
-        if not isinstance(call, cst.Call):
+        """What each of ``count`` names unpacked from a call of a function of this file holds: each position of
+        the tuples it returns on its own (of one read already only when they have ``count`` elements);
+        None where nothing says."""
+        key = self._own_callee(call.func, fn) if isinstance(call, cst.Call) else None
+        if key is None:
             return None
-        key = self._own_callee(call.func, fn)
-        parts = self.returns_at.get(key) if key else None
-        if parts is None or len(parts) != count:
+        read = self.returns.read_parts(key)
+        if read is not None and len(read) != count or read is None and key in self.returns.whole:
             return None
-        return tuple(Value(p.attached and fn.grad_enabled, p.tensor) for p in parts)
-
-    def returns_later(self, v: Value) -> str | None:
-        """The function of this file ``v`` comes from, if it turned out to return a graph, itself or
-        through the functions whose results it returns."""
-        for first in sorted(d for d in v.deps if d.startswith(RETURNS_OF)):
-            todo, seen = [first], set()
-            while todo:
-                dep = todo.pop()
-                if dep in seen:
-                    continue
-                seen.add(dep)
-                key = tuple(dep[len(RETURNS_OF):].split(".", 1))
-                if key in self.returns:
-                    return first[len(RETURNS_OF):].lstrip(".")
-                todo += self.returns_via.get(key, ())
-        return None
+        if not fn.grad_enabled:
+            return tuple(Value(tensor=p.tensor) for p in read) if read is not None else None
+        slots = self._slots(call, fn)
+        return tuple(_of_part(self.returns.called(key, slots, i)) for i in range(count))
 
     def _is_model_callee(self, func: cst.BaseExpression, fn: Function, last: str) -> bool:
         if isinstance(func, cst.Name) and func.value == fn.instance:

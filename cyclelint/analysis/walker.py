@@ -21,8 +21,9 @@ from .definitions import class_of, function_of
 from .held import held_names
 from .holds import annotated_class
 from .loops import LoopKinds, len_capped
+from .returns import Part, signature_of
 from .scopes import Binding, FileFacts, Function, Loop, Store
-from .tensors import RETURNS_OF, SAFE, Evaluator, Value, grad_context
+from .tensors import SAFE, Evaluator, Value, grad_context
 
 if TYPE_CHECKING:
     from ..rules.base import Checker
@@ -227,20 +228,25 @@ class Walker:
             self.assign_unpacked(target.value, value, whole, stmt)
 
     def note_return(self, node: cst.Return, fn: Function) -> None:
-        """A module-level function or a method that returns a graph-attached value makes its
-        callers' results attached (``loss = compute_loss(model, batch)``, ``trainer.step(x)``),
-        for the calls that come after it in the file."""
+        """A module-level function or a method that returns a graph-attached value, or what it is given,
+        makes its callers' results attached (``loss = compute_loss(model, batch)``, ``trainer.step(x)``,
+        ``stats = self.summarize(logits)``)."""
         owner = fn.cls.name if fn.cls and fn.is_method else "" if fn.parent and fn.parent.is_module else None
-        if owner is not None and node.value is not None:
-            val = self.value(node.value)
-            elements = node.value.elements if isinstance(node.value, cst.Tuple) else None
-            self.evaluator.note_tuple_return((owner, fn.name), None if elements is None or any(
-                isinstance(e, cst.StarredElement) for e in elements) else tuple(self.value(e.value) for e in elements))
-            if val.attached:
-                self.evaluator.returns.add((owner, fn.name))
-            later = {d for d in val.deps if d.startswith(RETURNS_OF)}
-            if later:  # what a function defined further down returns
-                self.evaluator.returns_via.setdefault((owner, fn.name), set()).update(later)
+        if owner is None or node.value is None or fn.node is None:
+            return
+        elements = node.value.elements if isinstance(node.value, cst.Tuple) else None
+        parts = None if elements is None or any(isinstance(e, cst.StarredElement) for e in elements) else tuple(
+            self._returned(e.value, fn) for e in elements)
+        drops_first = fn.is_method and fn.cls.methods.get(fn.name) != "staticmethod"
+        self.evaluator.returns.read((owner, fn.name), signature_of(fn.node, drops_first),
+                                    self._returned(node.value, fn), parts)
+
+    def _returned(self, expr: cst.BaseExpression, fn: Function) -> Part:
+        """What ``expr`` returns; a parameter counts as handed back only while it is still the argument
+        (not after ``x = torch.zeros(3)``)."""
+        val = self.value(expr)
+        rebound = {p for p in fn.params if p in val.deps and p not in fn.env.get(p, SAFE).deps}
+        return Part(val.attached, val.tensor, val.deps - rebound)
 
     def bind(self, name: str, value: cst.BaseExpression | None, stmt: cst.CSTNode, val: Value | None = None) -> None:
         fn = self.fn

@@ -15,7 +15,7 @@ import libcst as cst
 from ..analysis import exprs as ex
 from ..analysis.cst_reading import CST
 from ..analysis.scopes import Function, Loop
-from ..analysis.tensors import RETURNS_OF, Value
+from ..analysis.tensors import Value
 from ..judgements import concat_of, grows
 from ..project.records import PendingState, slot_params
 from ..vocabulary import APPENDS, CONCAT_FUNCS, HOLDING_CALLS, INPLACE, KNOWN_DECORATORS, MODULE_TYPES, dunder
@@ -289,7 +289,7 @@ class AccumulationRule(Checker):
             if any(loop.has_step if c.backward_only else loop.is_step for loop in loops):
                 if attached:
                     self.loop_found.append((c, c.code))
-                elif any(d.startswith(RETURNS_OF) for d in c.value.deps):
+                elif self.walker.evaluator.returns.pending(c.value.deps):
                     self.later.append(c)  # tr_loss += self.training_step(...), defined further down
                 elif c.value.tensor and c.code == "CYC302" and any(loop.data_iter and not (local and loop.weak)
                                                                    for loop in loops):
@@ -302,9 +302,9 @@ class AccumulationRule(Checker):
 
     def leave_file(self):
         for c in self.later:
-            source = self.walker.evaluator.returns_later(c.value)
+            source = self.walker.evaluator.returns.source(c.value.deps)
             if source:
-                c.why = f"{source}() returns a graph-attached value"
+                c.why = source
                 self.loop_found.append((c, c.code))
         self.later = []
         for c, code in self.loop_found:
@@ -324,9 +324,9 @@ class AccumulationRule(Checker):
             # forward() of a module receives tensors that carry autograd history
             attached = set(params) if method.name == "forward" and method.cls.is_module else set()
             attached |= slot_params(self.evidence.get((method.cls.name, method.name), ()), params)
-            source = self.walker.evaluator.returns_later(c.value)
+            source = self.walker.evaluator.returns.source(c.value.deps)
             if source:
-                c.why = f"{source}() returns a graph-attached value"
+                c.why = source
             known = bool(c.value.attached or c.value.deps & attached or source)
             # a decorator of another file may run the method with grad off: the project says
             decorators = [d for d in map(ex.last_part, ex.decorator_names(method.node))

@@ -1,0 +1,184 @@
+"""What the functions and methods of one file return, for their callers: a graph of their own
+(``return self.model(x).sum()``), or what some of their arguments carry (``return logits.mean()``, a
+dict of them, a call of another such function). A function is summed up, return by return, by what
+its returns hold and the dependencies they have left. A call is answered at once from the returns
+read so far, and leaves its question in the dependencies of its value, answered by :meth:`Returns.source`
+once the file is read (a method defined further down, a helper whose own answer comes later).
+
+The dependencies a call leaves, ``K`` being ``Class.method`` or ``.helper`` and ``#i`` the position
+``i`` of the tuples it returns (``loss, stats = self.step(x)``):
+- ``()K#i``: attached if what K returns there carries a graph of its own;
+- ``(>)K#i:slot|dep``: attached if what K returns there carries the argument at ``slot`` (an index
+  after the instance, or a keyword), and ``dep``, a dependency of that argument, is attached (``!``:
+  the argument was attached where it was passed)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+RETURNS_OF = "()"
+HANDS_BACK = "(>)"
+ATTACHED = "!"
+MAX_NESTED = 2  # hand-backs nested in one dependency (``f(g(h(x)))`` keeps two): chains of calls stay linear
+
+Key = tuple[str, str]  # (class or "", function)
+Slot = int | str
+
+
+@dataclass(frozen=True)
+class Part:
+    """What a function returns, or one position of the tuples it returns."""
+
+    attached: bool = False
+    tensor: bool = False
+    deps: frozenset[str] = frozenset()
+
+    def __or__(self, other: Part) -> Part:
+        return Part(self.attached or other.attached, self.tensor or other.tensor, self.deps | other.deps)
+
+
+@dataclass(frozen=True)
+class Signature:
+    positional: tuple[str, ...]  # the parameters a positional argument may fill, the instance left out
+    names: frozenset[str]  # every parameter a keyword may name
+
+    def param(self, slot: Slot) -> str | None:
+        if isinstance(slot, int):
+            return self.positional[slot] if slot < len(self.positional) else None
+        return slot if slot in self.names else None
+
+
+def signature_of(node: cst.FunctionDef, drops_first: bool) -> Signature:
+    """``drops_first``: a method (not a staticmethod), whose first parameter the call does not fill."""
+    params = node.params
+    positional = [p.name.value for p in (*params.posonly_params, *params.params)]
+    keywords = [p.name.value for p in (*params.params, *params.kwonly_params)]  # not the positional-only ones
+    first = positional[:1] if drops_first else []
+    return Signature(tuple(positional[len(first):]), frozenset(keywords) - set(first))
+
+
+class Returns:
+    """The file's functions, summed up as the walk reads their returns."""
+
+    def __init__(self) -> None:
+        self.whole: dict[Key, Part] = {}
+        self.parts: dict[Key, tuple[Part, ...] | None] = {}  # None once two returns disagree on a tuple display
+        self.signatures: dict[Key, Signature] = {}
+
+    def read(self, key: Key, signature: Signature, whole: Part, parts: tuple[Part, ...] | None) -> None:
+        """One more ``return`` of ``key`` (``parts``: what each element of its tuple display holds)."""
+        self.signatures[key] = signature
+        self.whole[key] = self.whole[key] | whole if key in self.whole else whole
+        if key in self.parts:
+            seen = self.parts[key]
+            parts = None if seen is None or parts is None or len(seen) != len(parts) else tuple(
+                a | b for a, b in zip(seen, parts))
+        self.parts[key] = parts
+
+    def returns_graph(self, key: Key) -> bool:
+        """A return read so far holds a graph of its own."""
+        return key in self.whole and self.whole[key].attached
+
+    def read_parts(self, key: Key) -> tuple[Part, ...] | None:
+        return self.parts.get(key)
+
+    def called(self, key: Key, args: list[tuple[Slot, Part]], part: int | None = None) -> Part:
+        """What a call of ``key`` with ``args`` (or position ``part`` of what it returns) holds."""
+        name = _key_text(key, part)
+        own = self._part(key, part)
+        attached = self._graph(key, part, set())
+        out = Part(attached, attached or (part is not None and own is not None and own.tensor),
+                   frozenset((RETURNS_OF + name,)))
+        signature = self.signatures.get(key)
+        for slot, arg in args:
+            inner = ({ATTACHED} if arg.attached else set()) | {d for d in arg.deps if d.count(HANDS_BACK) < MAX_NESTED}
+            out |= Part(deps=frozenset(f"{HANDS_BACK}{name}:{slot}|{d}" for d in inner))
+            param = signature.param(slot) if signature else None
+            if param and self._hands_back(key, part, param, set()):
+                out |= Part(arg.attached, arg.attached or arg.tensor, arg.deps)
+        return out
+
+    @staticmethod
+    def pending(deps: frozenset[str]) -> bool:
+        """Whether ``deps`` hold a question only the rest of the file may answer."""
+        return any(d.startswith((RETURNS_OF, HANDS_BACK)) for d in deps)
+
+    def source(self, deps: frozenset[str]) -> str | None:
+        """Why a value turned out attached once the file is read: the function whose return gave it a graph."""
+        for dep in sorted(deps):
+            if dep.startswith(RETURNS_OF) and self._attached(dep, set()):
+                return f"{_shown(dep[len(RETURNS_OF):])}() returns a graph-attached value"
+            if dep.startswith(HANDS_BACK) and self._attached(dep, set()):
+                target, slot, _ = _hand_back(dep)
+                key, _ = _key(target)
+                param = self.signatures[key].param(slot)
+                return f"{_shown(target)}() returns the {param} it is given, which is graph-attached"
+        return None
+
+    # -- answering ---------------------------------------------------------------
+    def _part(self, key: Key, part: int | None) -> Part | None:
+        parts = self.parts.get(key)
+        if part is not None and parts is not None and part < len(parts):
+            return parts[part]
+        return self.whole.get(key)
+
+    def _attached(self, dep: str, seen: set) -> bool:
+        if dep == ATTACHED:
+            return True
+        if dep.startswith(RETURNS_OF):
+            return self._graph(*_key(dep[len(RETURNS_OF):]), seen)
+        if dep.startswith(HANDS_BACK):
+            target, slot, inner = _hand_back(dep)
+            key, part = _key(target)
+            param = self.signatures[key].param(slot) if key in self.signatures else None
+            return param is not None and self._attached(inner, seen) and self._hands_back(key, part, param, seen)
+        return False
+
+    def _graph(self, key: Key, part: int | None, seen: set) -> bool:
+        if (key, part, None) in seen:
+            return False
+        seen.add((key, part, None))
+        own = self._part(key, part)
+        return own is not None and (own.attached or any(self._attached(d, seen) for d in own.deps))
+
+    def _hands_back(self, key: Key, part: int | None, param: str, seen: set) -> bool:
+        if (key, part, param) in seen:
+            return False
+        seen.add((key, part, param))
+        own = self._part(key, part)
+        return own is not None and any(self._carries(d, param, seen) for d in own.deps)
+
+    def _carries(self, dep: str, param: str, seen: set) -> bool:
+        """``dep``, read in the function whose parameter ``param`` is, is that argument or holds it."""
+        if dep == param:
+            return True
+        if not dep.startswith(HANDS_BACK):
+            return False
+        target, slot, inner = _hand_back(dep)
+        key, part = _key(target)
+        inner_param = self.signatures[key].param(slot) if key in self.signatures else None
+        return (inner_param is not None and self._carries(inner, param, seen)
+                and self._hands_back(key, part, inner_param, seen))
+
+
+def _key_text(key: Key, part: int | None) -> str:
+    return ".".join(key) + ("" if part is None else f"#{part}")
+
+
+def _key(text: str) -> tuple[Key, int | None]:
+    head, _, part = text.partition("#")
+    cls, _, name = head.partition(".")
+    return (cls, name), int(part) if part else None
+
+
+def _hand_back(dep: str) -> tuple[str, Slot, str]:
+    """(the function and position, the slot, the argument's dependency) of a ``(>)`` dependency."""
+    head, _, inner = dep[len(HANDS_BACK):].partition("|")
+    target, _, slot = head.rpartition(":")
+    return target, int(slot) if slot.isdigit() else slot, inner
+
+
+def _shown(target: str) -> str:
+    """``T.train#1`` -> ``T.train``, ``.helper`` -> ``helper``: as a message names it."""
+    return target.partition("#")[0].lstrip(".")
