@@ -13,7 +13,7 @@ from .files import read_source, unreadable
 from .findings import RULES, FileWarning, Finding
 from .grad_wrappers import grad_off_by_class, grad_off_decorators, may_turn_grad_off
 from .noqa import SKIP_FILE, noqa_codes, suppressed, unknown_codes
-from .parsing import AstError, libcst_may_try, libcst_syntax_message, parse_ast
+from .parsing import AstError, libcst_may_try, libcst_syntax_message, parse_ast, parse_cst
 from .prefilter import scan_file
 from .project.records import ClassSummary, FileResult, PendingCtor, PendingState, Placed
 from .unused_noqa import CODE as NOQA_CODE
@@ -90,7 +90,7 @@ def _parse_and_analyse(source, path, enabled, result: FileResult, apply_noqa: bo
     import libcst as cst
 
     try:
-        module = cst.parse_module(source)
+        module = parse_cst(source)
         text = source if isinstance(source, str) else source.decode(module.encoding)
     except cst.ParserSyntaxError as exc:
         result.error = ast_error.message if ast_error else libcst_syntax_message(exc)

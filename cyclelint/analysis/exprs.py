@@ -48,21 +48,33 @@ def child_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         _FIELDS[cls] = names
     for name in names:
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
+        if _is_node(type(value)):
             yield value
         elif isinstance(value, (tuple, list)):
             for item in value:
-                if isinstance(item, cst.CSTNode):
+                if _is_node(type(item)):
                     yield item
+
+
+_NODE_TYPES: dict[type, bool] = {}
+
+
+def _is_node(kind: type) -> bool:
+    """``issubclass(kind, cst.CSTNode)``, remembered: an ``isinstance`` against libcst's abstract base class
+    goes through ``ABCMeta`` each time, and this runs for every field of every node the rules look into."""
+    known = _NODE_TYPES.get(kind)
+    if known is None:
+        known = _NODE_TYPES[kind] = issubclass(kind, cst.CSTNode)
+    return known
 
 
 def dotted(expr: cst.CSTNode | None) -> str | None:
     """``"a.b.c"`` for a Name/Attribute chain, else None."""
     parts: list[str] = []
-    while isinstance(expr, cst.Attribute):
+    while type(expr) is cst.Attribute:  # libcst's node classes are final: ``type`` spares ABCMeta's check
         parts.append(expr.attr.value)
         expr = expr.value
-    if isinstance(expr, cst.Name):
+    if type(expr) is cst.Name:
         parts.append(expr.value)
         return ".".join(reversed(parts))
     return None
@@ -139,12 +151,13 @@ def loaded_names(node: cst.CSTNode) -> set[str]:
     stack: list[tuple[cst.CSTNode, frozenset[str]]] = [(node, frozenset())]
     while stack:
         cur, shadow = stack.pop()
-        if isinstance(cur, cst.Name):
+        kind = type(cur)  # see dotted
+        if kind is cst.Name:
             if cur.value not in shadow:
                 out.add(cur.value)
-        elif isinstance(cur, cst.Attribute):
+        elif kind is cst.Attribute:
             stack.append((cur.value, shadow))
-        elif isinstance(cur, cst.Lambda):
+        elif kind is cst.Lambda:
             params = lambda_params(cur)
             for p in all_params(cur.params):
                 if p.default is not None:

@@ -146,15 +146,16 @@ class Walker:
         inst = fn.instance
         while stack:
             cur = stack.pop()
-            if isinstance(cur, cst.Name):
+            kind = type(cur)  # libcst's node classes are final: ``type`` spares ABCMeta's check
+            if kind is cst.Name:
                 fn.loads.add(cur.value)
                 continue
-            if isinstance(cur, cst.Attribute):
-                if inst and isinstance(cur.value, cst.Name) and cur.value.value == inst:
+            if kind is cst.Attribute:
+                if inst and type(cur.value) is cst.Name and cur.value.value == inst:
                     fn.self_loads.add(cur.attr.value)
                 stack.append(cur.value)
                 continue
-            if isinstance(cur, cst.Call):
+            if kind is cst.Call:
                 calls.append(cur)
             stack.extend(ex.child_nodes(cur))
         for call in reversed(calls):
