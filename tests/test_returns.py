@@ -208,3 +208,27 @@ def test_signatures_leave_the_instance_out():
     assert signature_of(method, drops_first=True) == Signature(("a", "b"), frozenset({"b", "c"}))
     assert signature_of(static, drops_first=False).param(1) == "b"
     assert signature_of(static, drops_first=False).param(2) is None
+
+
+def test_a_method_of_an_object_built_from_a_class_of_the_file():
+    source = '''
+    class Meter:
+        def summary(self, out, scale=1):
+            return out.mean() * scale
+
+        def count(self, out):
+            return out.shape[0]
+
+
+    def train(model, loader, opt):
+        meter = Meter()
+        kept, counts = [], []
+        for batch in loader:
+            out = model(batch)
+            out.sum().backward()
+            opt.step()
+            kept.append(meter.summary(out))
+            counts.append(meter.count(out))
+        return kept, counts
+    '''
+    assert _found(source) == [(17, "CYC302")]

@@ -259,6 +259,10 @@ class Evaluator:
                 return SAFE
             if recv.cls and self.returns.returns_graph((recv.cls, last)):  # trainer.step(x) returning its loss
                 return Value(attached=grad, tensor=True)
+            if recv.cls and grad and (recv.cls, last) in self.returns.signatures:
+                handed = self.returns.called((recv.cls, last), self._slots(call, fn))
+                if handed.attached:  # meter.summary(out) returning what it computes from out
+                    return _of_part(handed)
             if last in ("detach", "detach_"):
                 return Value(tensor=recv.tensor or recv.attached, detached=True)
             if last == "cpu" or (last == "to" and _mentions_cpu(call)):
