@@ -5,6 +5,7 @@ import textwrap
 import pytest
 
 from cyclelint.analysis.returns import Signature, signature_of
+from cyclelint.api import lint_paths
 from cyclelint.engine import lint_source
 
 from .conftest import FIXTURES
@@ -232,3 +233,39 @@ def test_a_method_of_an_object_built_from_a_class_of_the_file():
         return kept, counts
     '''
     assert _found(source) == [(17, "CYC302")]
+
+
+BRANCHES = '''
+import torch
+
+
+class Model(torch.nn.Module):
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        log, out = self.step(x, y)
+        self.outputs.append(log)
+        return log
+
+    def step(self, x, y):
+        out = self(x)
+        {branches}
+        log = dict(loss=loss, n_samples=len(y))
+        return log, out
+'''
+
+
+@pytest.mark.parametrize(("branches", "flagged"), [
+    # either branch may have run: the loss may be in the log (pytorch-forecasting 1.4.0 BaseModel.step)
+    ("if self.predicting:\n            loss = None\n        else:\n            loss = self.loss(out, y)", True),
+    ("if not self.predicting:\n            loss = self.loss(out, y)\n        else:\n            loss = None", True),
+    ("if not self.predicting:\n            loss = self.loss(out, y)\n"
+     "        elif self.testing:\n            loss = None\n        else:\n            loss = None", True),
+    # no else: the branch is there to clear what came before
+    ("loss = self.loss(out, y)\n        if loss.requires_grad:\n            loss = loss.detach()", False),
+    ("if self.predicting:\n            loss = None\n        else:\n            loss = self.loss(out, y).item()", False),
+])
+def test_what_either_branch_leaves(branches, flagged, tmp_path):
+    (tmp_path / "model.py").write_text(BRANCHES.format(branches=branches))
+    found, errors = lint_paths([str(tmp_path)], select=["CYC305"], jobs=1)  # the project judges CYC305
+    assert errors == []
+    assert [(f.line, f.code) for f in found] == ([(9, "CYC305")] if flagged else [])

@@ -3,6 +3,7 @@ bindings, normalises stores, and hands each event to every enabled rule."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -86,10 +87,13 @@ class Walker:
         elif isinstance(stmt, cst.If):
             self.header(stmt.test, stmt)
             self.suite(stmt.body)
-            if isinstance(stmt.orelse, cst.If):
-                self.statement(stmt.orelse)
-            elif stmt.orelse is not None:
-                self.suite(stmt.orelse.body)
+            if stmt.orelse is not None:
+                either = dict(self.fn.env)
+                if isinstance(stmt.orelse, cst.If):
+                    self.statement(stmt.orelse)
+                else:
+                    self.suite(stmt.orelse.body)
+                self.join(either)
         elif isinstance(stmt, cst.With):
             self.with_stmt(stmt)
         elif isinstance(stmt, (cst.Try, cst.TryStar)):
@@ -227,6 +231,16 @@ class Walker:
                 self.assign_unpacked(t.value, value, whole, stmt)
         elif isinstance(target, cst.StarredElement):
             self.assign_unpacked(target.value, value, whole, stmt)
+
+    def join(self, other: dict[str, Value]) -> None:
+        """After ``if``/``else``: a name the ``else`` rebound may still hold what the ``if`` left in it
+        (``loss = self.loss(out, y)`` in one branch, ``loss = None`` in the other: the loss may be there). An
+        ``if`` without ``else`` joins nothing: ``if x.requires_grad: x = x.detach()`` is there to clear it."""
+        env = self.fn.env
+        for name, was in other.items():
+            now = env.get(name)
+            if now is not None and now is not was and (was.attached or was.tensor or was.deps):
+                env[name] = replace(now | was, module=now.module, cls=now.cls, detached=now.detached)
 
     def note_return(self, node: cst.Return, fn: Function) -> None:
         """A module-level function or a method that returns a graph-attached value, or what it is given,
