@@ -14,8 +14,13 @@ The dependencies a call leaves, ``K`` being ``Class.method`` or ``.helper`` and 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import libcst as cst
+
+if TYPE_CHECKING:
+    from .scopes import Function
+    from .tensors import Value
 
 RETURNS_OF = "()"
 HANDS_BACK = "(>)"
@@ -75,6 +80,12 @@ class Returns:
             parts = None if seen is None or parts is None or len(seen) != len(parts) else tuple(
                 a | b for a, b in zip(seen, parts))
         self.parts[key] = parts
+
+    def read_return(self, key: Key, fn: Function, whole: Value, parts: list[Value] | None) -> None:
+        """A ``return`` of ``fn``: what it returns, and what each element of its tuple display does."""
+        drops_first = fn.is_method and fn.cls is not None and fn.cls.methods.get(fn.name) != "staticmethod"
+        self.read(key, signature_of(fn.node, drops_first), _returned(whole, fn),
+                  None if parts is None else tuple(_returned(p, fn) for p in parts))
 
     def returns_graph(self, key: Key) -> bool:
         """A return read so far holds a graph of its own."""
@@ -160,6 +171,12 @@ class Returns:
         inner_param = self.signatures[key].param(slot) if key in self.signatures else None
         return (inner_param is not None and self._carries(inner, param, seen)
                 and self._hands_back(key, part, inner_param, seen))
+
+
+def _returned(val: Value, fn: Function) -> Part:
+    """A parameter counts as handed back only while it is still the argument (not after ``x = torch.zeros(3)``)."""
+    rebound = {p for p in fn.params if p in val.deps and (p not in fn.env or p not in fn.env[p].deps)}
+    return Part(val.attached, val.tensor, val.deps - rebound)
 
 
 def _key_text(key: Key, part: int | None) -> str:

@@ -22,7 +22,6 @@ from .definitions import class_of, function_of
 from .held import held_names
 from .holds import annotated_class
 from .loops import LoopKinds, len_capped
-from .returns import Part, signature_of
 from .scopes import Binding, FileFacts, Function, Loop, Store
 from .tensors import SAFE, Evaluator, Value, grad_context
 
@@ -247,21 +246,11 @@ class Walker:
         makes its callers' results attached (``loss = compute_loss(model, batch)``, ``trainer.step(x)``,
         ``stats = self.summarize(logits)``)."""
         owner = fn.cls.name if fn.cls and fn.is_method else "" if fn.parent and fn.parent.is_module else None
-        if owner is None or node.value is None or fn.node is None:
-            return
-        elements = node.value.elements if isinstance(node.value, cst.Tuple) else None
-        parts = None if elements is None or any(isinstance(e, cst.StarredElement) for e in elements) else tuple(
-            self._returned(e.value, fn) for e in elements)
-        drops_first = fn.is_method and fn.cls.methods.get(fn.name) != "staticmethod"
-        self.evaluator.returns.read((owner, fn.name), signature_of(fn.node, drops_first),
-                                    self._returned(node.value, fn), parts)
-
-    def _returned(self, expr: cst.BaseExpression, fn: Function) -> Part:
-        """What ``expr`` returns; a parameter counts as handed back only while it is still the argument
-        (not after ``x = torch.zeros(3)``)."""
-        val = self.value(expr)
-        rebound = {p for p in fn.params if p in val.deps and p not in fn.env.get(p, SAFE).deps}
-        return Part(val.attached, val.tensor, val.deps - rebound)
+        if owner is not None and node.value is not None and fn.node is not None:
+            elements = node.value.elements if isinstance(node.value, cst.Tuple) else None
+            parts = None if elements is None or any(isinstance(e, cst.StarredElement) for e in elements) else [
+                self.value(e.value) for e in elements]
+            self.evaluator.returns.read_return((owner, fn.name), fn, self.value(node.value), parts)
 
     def bind(self, name: str, value: cst.BaseExpression | None, stmt: cst.CSTNode, val: Value | None = None) -> None:
         fn = self.fn
