@@ -8,7 +8,7 @@ indexing and packing into tuples or dicts do not.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -75,6 +75,16 @@ def _joined_via(a: Value, b: Value) -> frozenset[str]:
 
 
 SAFE = Value()
+
+
+def join_branches(env: dict[str, Value], after_if: dict[str, Value]) -> None:
+    """After ``if``/``else``: a name the ``else`` rebound may still hold what the ``if`` left in it
+    (``loss = self.loss(out, y)`` in one branch, ``loss = None`` in the other: the loss may be there). An
+    ``if`` without ``else`` joins nothing: ``if x.requires_grad: x = x.detach()`` is there to clear it."""
+    for name, was in after_if.items():
+        now = env.get(name)
+        if now is not None and now is not was and (was.attached or was.tensor or was.deps):
+            env[name] = replace(now | was, module=now.module, cls=now.cls, detached=now.detached)
 
 
 def _of_part(p: Part) -> Value:

@@ -3,7 +3,6 @@ bindings, normalises stores, and hands each event to every enabled rule."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -23,7 +22,7 @@ from .held import held_names
 from .holds import annotated_class
 from .loops import LoopKinds, len_capped
 from .scopes import Binding, FileFacts, Function, Loop, Store
-from .tensors import SAFE, Evaluator, Value, grad_context
+from .tensors import SAFE, Evaluator, Value, grad_context, join_branches
 
 if TYPE_CHECKING:
     from ..rules.base import Checker
@@ -92,7 +91,7 @@ class Walker:
                     self.statement(stmt.orelse)
                 else:
                     self.suite(stmt.orelse.body)
-                self.join(either)
+                join_branches(self.fn.env, either)
         elif isinstance(stmt, cst.With):
             self.with_stmt(stmt)
         elif isinstance(stmt, (cst.Try, cst.TryStar)):
@@ -230,16 +229,6 @@ class Walker:
                 self.assign_unpacked(t.value, value, whole, stmt)
         elif isinstance(target, cst.StarredElement):
             self.assign_unpacked(target.value, value, whole, stmt)
-
-    def join(self, other: dict[str, Value]) -> None:
-        """After ``if``/``else``: a name the ``else`` rebound may still hold what the ``if`` left in it
-        (``loss = self.loss(out, y)`` in one branch, ``loss = None`` in the other: the loss may be there). An
-        ``if`` without ``else`` joins nothing: ``if x.requires_grad: x = x.detach()`` is there to clear it."""
-        env = self.fn.env
-        for name, was in other.items():
-            now = env.get(name)
-            if now is not None and now is not was and (was.attached or was.tensor or was.deps):
-                env[name] = replace(now | was, module=now.module, cls=now.cls, detached=now.detached)
 
     def note_return(self, node: cst.Return, fn: Function) -> None:
         """A module-level function or a method that returns a graph-attached value, or what it is given,
