@@ -84,9 +84,10 @@ def _alternatives(expr: ast.expr) -> list[ast.expr]:
 
 
 def grad_off_by_class(tree: ast.Module) -> dict[str, tuple[list[str], list[str]]]:
-    """:func:`grad_off_methods` and :func:`no_grad_defs` of every top-level class of the module that has some."""
+    """:func:`grad_off_methods` and :func:`no_grad_defs` of every class of the module that has some: the
+    classes classtable.py describes (under ``if``/``with`` blocks and in functions too)."""
     out = {}
-    for node in tree.body:
+    for node in statements(tree.body):
         if isinstance(node, ast.ClassDef):
             found = grad_off_methods(node), no_grad_defs(node)
             if found[0] or found[1]:

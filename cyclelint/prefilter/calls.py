@@ -25,7 +25,7 @@ def check_call(scan: Scan, call: ast.Call, instance: str | None) -> bool:
             call.args[1].value, str):
         scan.stores.attrs.add(call.args[1].value)
     if scan.attr_calls is not None and isinstance(call.func, ast.Attribute):
-        scan.attr_calls.append(call)
+        scan.attr_calls.append((scan.fn_class if instance else None, instance, call))
     if name in STEP_METHODS or name == "grad":
         scan.fn_step = True
     reason = _trigger(scan, call, name, args, instance)

@@ -36,20 +36,25 @@ def is_project_ctor(value: ast.AST | None) -> bool:
             and not model_like(name) and not name.endswith("Loss"))  # modules: see AccumulationRule.on_call
 
 
-def fed_methods(built: dict[str, str], calls: list[ast.Call]) -> set[tuple[str, str]]:
+def fed_methods(built: dict[str, str], calls: list[tuple[str | None, str | None, ast.Call]]) -> set[tuple[str, str]]:
     """(class, method) of the calls that may pass a value to an object the evaluator knows the
-    class of (``meter.update(loss)`` after ``meter = AverageMeter()``, ``self.meter.update(loss)``),
-    and of such methods registered as hooks: evidence another file's CYC305 candidate may need.
-    Names are taken file-wide: a superset, as it only picks the files that api.lint_paths
-    analyses in full once it knows the tree's candidates."""
-    def known(obj: ast.AST) -> str | None:
+    class of (``meter.update(loss)`` after ``meter = AverageMeter()``, ``self.meter.update(loss)``,
+    ``self.train_step(out)`` in a method of the class), and of such methods registered as hooks:
+    evidence another file's CYC305 candidate may need (an inherited method's, for ``self``).
+    ``calls``: (class of the instance in scope, the instance, the call). Names are taken
+    file-wide: a superset, as it only picks the files that api.lint_paths analyses in full once it
+    knows the tree's candidates."""
+    def known(obj: ast.AST, own: str | None, instance: str | None) -> str | None:
+        if own and is_name(obj, instance):
+            return own
         return built.get(obj.id if isinstance(obj, ast.Name) else obj.attr if isinstance(obj, ast.Attribute) else "")
 
     out = set()
-    for n in calls if built else ():
-        if (n.args or n.keywords) and (cls := known(n.func.value)):
+    for own, instance, n in calls:
+        if (n.args or n.keywords) and (cls := known(n.func.value, own, instance)):
             out.add((cls, n.func.attr))
-        out.update((cls, a.attr) for a in n.args if isinstance(a, ast.Attribute) and (cls := known(a.value)))
+        out.update((cls, a.attr) for a in n.args
+                   if isinstance(a, ast.Attribute) and (cls := known(a.value, own, instance)))
     return out
 
 

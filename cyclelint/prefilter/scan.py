@@ -58,6 +58,8 @@ class Scan:
         self.stores = Stores()
         self.questions: dict[int, tuple[Function, str | None, str]] = {}  # id(function) -> (.., instance, reason)
         self.fn_instance: str | None = None
+        self.fn_class: str | None = None  # the class of the method whose instance fn_instance is
+        self.class_name: str | None = None  # the class whose body is being read
         self.fn_data_accumulates = False  # an accumulation inside a loop over data
         self.fn_step = False  # the current function calls backward()/step()/zero_grad()
         self.fn_accumulates = False  # ...and accumulates inside one of its loops
@@ -122,7 +124,8 @@ class Scan:
         self.methods = regular_methods(tree)
         self.module_names = module_level_names(tree)
         self.built: dict[str, str] = {}  # name or attribute -> class, from ``x = SomeClass(...)``
-        self.attr_calls: list[ast.Call] | None = [] if "CYC305" in self.codes else None
+        # (the class of the instance in scope, the instance, the call) of calls of attributes
+        self.attr_calls: list[tuple[str | None, str | None, ast.Call]] | None = [] if "CYC305" in self.codes else None
         self.body(tree.body, instance=None, depth=0, in_class=False)
         self.end_of_function()
         if not self.found and self.questions:
@@ -152,8 +155,9 @@ class Scan:
             saved_module, self.in_module = self.in_module, is_module_class(bases, self.module_classes)
             if self.in_module:
                 self.module_classes.add(node.name)
+            saved_class, self.class_name = self.class_name, node.name
             self.body(node.body, None, depth, True)
-            self.in_module = saved_module
+            self.in_module, self.class_name = saved_module, saved_class
         elif isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
             if isinstance(node, ast.While):
                 over_data = isinstance(node.test, ast.Constant) and bool(node.test.value)
@@ -236,10 +240,12 @@ class Scan:
             fn.sized = {p.arg for p in params + node.args.kwonlyargs if name_holds(p.arg) or (
                 p.annotation is not None and annotation_words(p.annotation) & (TENSOR_TYPES | MODULE_TYPES | self.module_classes))}
         saved = (self.links, self.aliases, self.built_with_instance, self.exc_locals, self.loop_stack, self.fn_step,
-                 self.fn_accumulates, self.fn_data_accumulates, self.evidence, self.fn_instance)
+                 self.fn_accumulates, self.fn_data_accumulates, self.evidence, self.fn_instance, self.fn_class)
         self.links, self.aliases, self.built_with_instance, self.exc_locals, self.loop_stack = [], set(), set(), set(), []
         self.fn_step = self.fn_accumulates = self.fn_data_accumulates = False
         self.fn, self.fn_instance = fn, instance
+        if in_class:
+            self.fn_class = self.class_name
         if in_class:
             # Evidence CYC305 can use: ``forward``, or a method other objects call (meter.update(loss)),
             # here or in another file: the caller may pass a graph. Dunder methods (super().__init__())
@@ -248,7 +254,7 @@ class Scan:
         self.body(node.body, instance, depth + 1, False)
         self.end_of_function()
         (self.links, self.aliases, self.built_with_instance, self.exc_locals, self.loop_stack, self.fn_step,
-         self.fn_accumulates, self.fn_data_accumulates, self.evidence, self.fn_instance) = saved
+         self.fn_accumulates, self.fn_data_accumulates, self.evidence, self.fn_instance, self.fn_class) = saved
         self.fn = parent
         parent.calls += fn.calls  # a function's evidence includes what its closures call
         self.functions.append(fn)
