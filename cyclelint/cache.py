@@ -19,7 +19,7 @@ from .files import read_source
 from .record_codec import decode, encode, schema
 
 CACHE_DIR = ".cyclelint_cache"
-FORMAT = "cyclelint-cache-1"
+FORMAT = "cyclelint-cache-2"  # 2: fields at their default left out
 
 
 def _linter_fingerprint() -> str:

@@ -19,6 +19,8 @@ SUFFIXES = (".py", ".pyi", ".ipynb")  # what a folder is searched for
 
 def matches(path: str, patterns: Iterable[str], base: str) -> bool:
     """``path`` (or its name) matches one of the glob ``patterns``, taken relative to ``base``."""
+    if not patterns:
+        return False  # most runs exclude nothing: no path arithmetic per file
     rel = os.path.relpath(os.path.abspath(path), base).replace(os.sep, "/")
     name = os.path.basename(path)
     for pat in patterns:
@@ -73,11 +75,14 @@ def discover(paths: Iterable[str], exclude: Iterable[str] = (), base: str = ".",
                 and not excluded(os.path.join(dirpath, d))
                 and os.path.normpath(os.path.join(dirpath, d)) not in ignored
             )
+            real_dir = None
             for name in sorted(filenames):
                 if name.endswith(SUFFIXES):
                     path = os.path.join(dirpath, name)
                     if not excluded(path) and os.path.normpath(path) not in ignored:
-                        yield from _once(path, seen)
+                        # the folder's real path once, not one per file: realpath walks every component
+                        real_dir = real_dir or os.path.realpath(dirpath)
+                        yield from _once(path, seen, real_dir)
         yield from _unlistable(unlistable)  # the top folder itself, or the last one listed
 
 
@@ -88,8 +93,12 @@ def _unlistable(errors: list[OSError]) -> Iterator[tuple[str, str]]:
         yield err.filename, f"cannot list folder: {err.strerror}"
 
 
-def _once(path: str, seen: set[str]) -> Iterator[tuple[str, None]]:
-    key = os.path.realpath(path)
+def _once(path: str, seen: set[str], real_dir: str | None = None) -> Iterator[tuple[str, None]]:
+    """``path`` unless its real path was yielded already (``real_dir``: its folder's real path)."""
+    if real_dir is None or os.path.islink(path):
+        key = os.path.realpath(path)
+    else:
+        key = os.path.join(real_dir, os.path.basename(path))
     if key not in seen:
         seen.add(key)
         yield path, None

@@ -70,7 +70,7 @@ class Project:
     def resolve(self, results: list[FileResult], work: list[tuple[str, frozenset[str]]] | None = None) -> None:
         """Resolve ``results`` with the rest of their projects. ``work``: how ``results`` were linted,
         for the ones that must be analysed again in full (None: they are not on disk)."""
-        linted = {os.path.realpath(r.path) for r in results}
+        linted = {os.path.realpath(r.path) for r in results} if self.results else set()
         others = [i for i, r in enumerate(self.results) if os.path.realpath(r.path) not in linted]
         everything = results + [self.results[i] for i in others]
         jobs = (work or [None] * len(results)) + [self.work[i] for i in others]

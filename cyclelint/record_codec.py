@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any, Union
 
 _SCALARS = (str, int, float, bool)
+_EXACT = (str, int, bool)  # read as they are: a float may be written as an int
 
 
 def encode(value: Any) -> Any:
@@ -22,7 +23,13 @@ def encode(value: Any) -> Any:
     if value is None or isinstance(value, _SCALARS):
         return value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        # a field at its default is left out: most fields of most records are empty lists
+        out = {}
+        for name, default in _defaults(type(value)):
+            field_value = getattr(value, name)
+            if default is _REQUIRED or field_value != default:
+                out[name] = encode(field_value)
+        return out
     if isinstance(value, (list, tuple)):
         return [encode(v) for v in value]
     if isinstance(value, (set, frozenset)):
@@ -56,13 +63,16 @@ def _decoder(hint: Any) -> Callable[[Any], Any]:
         return lambda data: data if type(data) is hint else _check(False, data, hint)
     args = typing.get_args(hint)
     kind = origin or hint
-    if kind in (list, set, frozenset):
+    if kind in (list, set, frozenset) or (kind is tuple and len(args) == 2 and args[1] is Ellipsis):
+        if args and args[0] in _EXACT:  # the common list of names: its types checked in one pass
+            return lambda data: (kind(data) if type(data) is list and set(map(type, data)) <= {args[0]}
+                                 else _check(False, data, hint))
         item = _decoder(args[0] if args else Any)
         return lambda data: kind([item(v) for v in data]) if type(data) is list else _check(False, data, hint)
     if kind is tuple:
-        if len(args) == 2 and args[1] is Ellipsis:
-            item = _decoder(args[0])
-            return lambda data: tuple([item(v) for v in data]) if type(data) is list else _check(False, data, hint)
+        if args and all(a in _EXACT for a in args):
+            return lambda data: (tuple(data) if type(data) is list and tuple(map(type, data)) == args
+                                 else _check(False, data, hint))
         parts = [_decoder(a) for a in args] if args else None
 
         def fixed(data: Any) -> tuple:
@@ -94,24 +104,38 @@ def _union(options: tuple) -> Callable[[Any], Any]:
 
 
 def _record(cls: type) -> Callable[[Any], Any]:
-    readers: list[tuple[str, bool, Callable[[Any], Any]]] = []  # filled on first use: records may nest
+    readers: dict[str, Callable[[Any], Any]] = {}  # filled on first use: records may nest
+    required: set[str] = set()
 
     def record(data: Any) -> Any:
         if not readers:
             hints = typing.get_type_hints(cls)
-            readers.extend((f.name, f.init, _decoder(hints[f.name])) for f in dataclasses.fields(cls))
-        if type(data) is not dict or len(data) != len(readers):
+            readers.update((name, _decoder(hints[name])) for name, _ in _defaults(cls))
+            required.update(name for name, default in _defaults(cls) if default is _REQUIRED)
+        if type(data) is not dict or not data.keys() <= readers.keys() or not required <= data.keys():
             raise ValueError(f"{_short(data)} is no {cls.__name__}")
-        try:
-            values = [(name, init, read(data[name])) for name, init, read in readers]
-        except KeyError as exc:
-            raise ValueError(f"{cls.__name__} without {exc}") from None
-        obj = cls(**{name: value for name, init, value in values if init})
-        for name, init, value in values:
-            if not init:
-                object.__setattr__(obj, name, value)
-        return obj
+        return cls(**{name: readers[name](value) for name, value in data.items()})
     return record
+
+
+class _Required:
+    """The default of a field that has none."""
+
+
+_REQUIRED = _Required()
+
+
+@functools.cache
+def _defaults(cls: type) -> tuple[tuple[str, Any], ...]:
+    """(name, default) of each field of a record, ``_REQUIRED`` for a field without one; a field
+    the constructor does not take has no reading."""
+    out = []
+    for f in dataclasses.fields(cls):
+        if not f.init:
+            raise ValueError(f"no reading for {cls.__name__}.{f.name}, which __init__ does not take")
+        out.append((f.name, f.default if f.default is not dataclasses.MISSING else
+                    f.default_factory() if f.default_factory is not dataclasses.MISSING else _REQUIRED))
+    return tuple(out)
 
 
 def schema(cls: type) -> str:

@@ -139,20 +139,31 @@ class Outer:
     items: list[Inner]
     tags: frozenset[str]
     extra: dict | None = None
+    pair: tuple[str, int] = ("a", 0)
 
 
 def test_every_type_form_round_trips_and_a_wrong_shape_is_refused():
     value = Outer("r\udce9sum\udce9.py", 3, 0.5, True, {"a": Inner(("CYC2",), ("A", "m", 0))},
-                  [Inner(None, ("A", "m", "value"))], frozenset({"x", "y"}), {"status": "confirmed", "n": [1]})
+                  [Inner(None, ("A", "m", "value"))], frozenset({"x", "y"}), {"status": "confirmed", "n": [1]},
+                  ("b", 2))
     data = json.loads(json.dumps(encode(value)))
     assert decode(Outer, data) == value
     for field, wrong in (("count", True), ("count", "3"), ("flag", 1), ("tags", "xy"), ("inner", [1]),
                          ("items", [{"slots": "CYC2", "where": ["A", "m", 0]}]),
-                         ("items", [{"slots": None, "where": ["A", "m"]}]), ("extra", [])):
+                         ("items", [{"slots": None, "where": ["A", "m"]}]), ("extra", []),
+                         ("tags", ["x", 1]), ("pair", ["b", "2"]), ("pair", ["b", True]), ("pair", ["b"])):
         with pytest.raises(ValueError):
             decode(Outer, {**data, field: wrong})
     with pytest.raises(ValueError):
         decode(Outer, {k: v for k, v in data.items() if k != "ratio"})
+
+
+def test_a_field_at_its_default_is_left_out_and_read_back_as_the_default():
+    value = Outer("a.py", 1, 0.0, False, {}, [], frozenset())
+    data = json.loads(json.dumps(encode(value)))
+    assert "extra" not in data and "tags" in data  # an empty value of a field without a default is written
+    assert decode(Outer, data) == value
+    assert decode(Outer, {**data, "extra": {"n": 1}}).extra == {"n": 1}
 
 
 def test_the_engine_results_of_every_fixture_round_trip():

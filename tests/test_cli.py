@@ -236,6 +236,21 @@ def test_symlink_loop_does_not_hang(tmp_path, cyclelint):
     assert proc.returncode == 1 and len(findings(proc)) == 2
 
 
+def test_each_file_is_linted_once_whatever_the_paths_that_reach_it(tmp_path, monkeypatch):
+    """A file reached through a symlink, a folder named twice, a folder under a symlinked one: one
+    yield each (discover keys files by real path; it computes a folder's once, then a file's only
+    when the file is itself a link)."""
+    from cyclelint.files import discover
+
+    write(tmp_path, "real/pkg/a.py", LEAKY)
+    write(tmp_path, "real/pkg/b.py", LEAKY)
+    os.symlink("a.py", tmp_path / "real" / "pkg" / "same_as_a.py")
+    os.symlink(tmp_path / "real", tmp_path / "alias")
+    monkeypatch.chdir(tmp_path)
+    found = [p for p, problem in discover(["real", "alias/pkg", "real/pkg/../pkg", "alias/pkg/b.py"])]
+    assert found == [os.path.join("real", "pkg", "a.py"), os.path.join("real", "pkg", "b.py")]
+
+
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their permissions")
 def test_unreadable_file(tmp_path, cyclelint):
     path = write(tmp_path, "secret.py", LEAKY)

@@ -47,9 +47,10 @@ def feeding_candidates(results: Sequence[FileResult]) -> list[int]:
     wanted = {(st.cls, st.method) for res in results for st in res.states}
     if not wanted:
         return []
+    methods = {method for _, method in wanted}  # the cheap test first: bases are looked up for these only
     files, homes = _class_index(results)
     return [i for i, res in enumerate(results)
-            if any((name, method) in wanted for cls, method in res.feeds
+            if any((name, method) in wanted for cls, method in res.feeds if method in methods
                    for _, name in _with_bases(cls, res.path, files, homes))]
 
 
