@@ -38,8 +38,8 @@ def check(path: str) -> tuple[str, int, bool, list[str]]:
         if fast.evidence or fast.states or fast.findings:
             if (fast.evidence, fast.states) != (full.evidence, full.states):
                 problems.append("cross-file CYC305 evidence or candidates differ")
-        elif full.states or not {(c, m) for c, m, _ in full.evidence} <= set(fast.feeds):
-            problems.append("pre-filtered, yet a CYC305 candidate or evidence its feeds do not name")
+        elif full.states or not {(c, m) for c, m, _ in full.evidence} <= set(fast.may_feed):
+            problems.append("pre-filtered, yet a CYC305 candidate or evidence its may_feed does not name")
     import ast
     try:
         skipped = not may_have_findings(ast.parse(data), ALL)

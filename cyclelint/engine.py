@@ -49,7 +49,7 @@ def lint_source(source: bytes | str, path: str, enabled: frozenset[str], apply_n
             return result
         if prefilter and tree is not None and not (NOQA_CODE in enabled and noqa_may_apply(raw)):
             try:
-                found, feeds = scan_file(tree, enabled)
+                found, may_feed = scan_file(tree, enabled)
             except RecursionError:
                 raise
             except Exception:  # the pre-filter is only a shortcut: a bug in it costs speed, never the file
@@ -58,7 +58,7 @@ def lint_source(source: bytes | str, path: str, enabled: frozenset[str], apply_n
                 result.classes = {name: ClassSummary(**c) for name, c in class_summaries(tree, may_turn_grad_off(raw)).items()}
                 result.cache_factories = cache_factories(tree)
                 result.grad_off_decorators = grad_off_decorators(tree) if may_turn_grad_off(raw) else []
-                result.feeds = sorted(feeds)
+                result.may_feed = sorted(may_feed)
                 return result
         _parse_and_analyse(source, path, enabled, result, apply_noqa, ast_error, edits, tree)
     except RecursionError:  # nothing half-analysed is kept

@@ -99,7 +99,7 @@ class FileResult:
     ctors: list[PendingCtor] = field(default_factory=list)
     states: list[PendingState] = field(default_factory=list)
     evidence: list[tuple[str, str, int | str]] = field(default_factory=list)  # (class, method, slot) fed a graph
-    feeds: list[tuple[str, str]] = field(default_factory=list)  # pre-filtered: (class, method) it may feed a graph
+    may_feed: list[tuple[str, str]] = field(default_factory=list)  # pre-filtered: (class, method) it may feed a graph
     warnings: list[FileWarning] = field(default_factory=list)
     cells: list[int] | None = None  # a notebook: the first line of each code cell (notebook.place)
     cache_factories: list[str] = field(default_factory=list)  # module-level functions that build an lru_cache

@@ -50,7 +50,7 @@ def feeding_candidates(results: Sequence[FileResult]) -> list[int]:
     methods = {method for _, method in wanted}  # the cheap test first: bases are looked up for these only
     files, homes = _class_index(results)
     return [i for i, res in enumerate(results)
-            if any((name, method) in wanted for cls, method in res.feeds if method in methods
+            if any((name, method) in wanted for cls, method in res.may_feed if method in methods
                    for _, name in _with_bases(cls, res.path, files, homes))]
 
 
