@@ -246,7 +246,6 @@ class Scan:
         self.fn, self.fn_instance = fn, instance
         if in_class:
             self.fn_class = self.class_name
-        if in_class:
             # Evidence CYC305 can use: ``forward``, or a method other objects call (meter.update(loss)),
             # here or in another file: the caller may pass a graph. Dunder methods (super().__init__())
             # get no such evidence in the full analysis: only a call in their body may give a graph.
