@@ -140,6 +140,12 @@ def statements(body, into_defs: bool = True):
         stack.extend(reversed(_inner_statements(node)))
 
 
+def class_defs(tree: ast.Module) -> list[ast.ClassDef]:
+    """Every class of the module in source order, under ``if``/``with`` blocks and in functions too:
+    one reading of "the file's classes" for every table that describes them."""
+    return [node for node in statements(tree.body) if isinstance(node, ast.ClassDef)]
+
+
 def _inner_statements(node: ast.AST) -> list[ast.stmt]:
     """The statements directly under a compound statement, in source order."""
     inner = [n for field in ("body", "orelse", "finalbody") for n in getattr(node, field, []) or []

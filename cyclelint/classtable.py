@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from .ast_reading import held_paths
-from .astutil import attribute_stores, class_functions, dotted, last, statements, stores
+from .astutil import attribute_stores, class_defs, class_functions, dotted, last, statements, stores
 from .grad_wrappers import grad_off_methods, no_grad_defs
 from .project.records import MethodKeeps
 from .vocabulary import CACHES, is_module_class
@@ -16,9 +16,7 @@ def class_summaries(tree: ast.Module, grad_wrappers: bool = True) -> dict:
     ``grad_wrappers``: whether the file may wrap methods with grad off (:func:`may_turn_grad_off`)."""
     out: dict[str, dict] = {}
     module_classes: set[str] = set()
-    for node in statements(tree.body):
-        if not isinstance(node, ast.ClassDef):
-            continue
+    for node in class_defs(tree):
         bases = [dotted(b) or "" for b in node.bases]
         is_module = is_module_class(bases, module_classes)
         if is_module:
@@ -49,7 +47,7 @@ def class_summaries(tree: ast.Module, grad_wrappers: bool = True) -> dict:
 
 def class_methods(tree: ast.Module) -> dict[str, tuple[list[str], dict[str, MethodKeeps]]]:
     """:func:`method_summaries` of every class of the module (for files the full analysis reads)."""
-    return {node.name: method_summaries(node) for node in statements(tree.body) if isinstance(node, ast.ClassDef)}
+    return {node.name: method_summaries(node) for node in class_defs(tree)}
 
 
 def method_summaries(cls: ast.ClassDef) -> tuple[list[str], dict[str, MethodKeeps]]:

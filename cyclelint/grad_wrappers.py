@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 
-from .astutil import dotted, statements
+from .astutil import class_defs, dotted, statements
 from .vocabulary import NO_GRAD_CONTEXTS
 
 GRAD_OFF_WORDS = (*sorted(NO_GRAD_CONTEXTS), "set_grad_enabled")
@@ -87,11 +87,10 @@ def grad_off_by_class(tree: ast.Module) -> dict[str, tuple[list[str], list[str]]
     """:func:`grad_off_methods` and :func:`no_grad_defs` of every class of the module that has some: the
     classes classtable.py describes (under ``if``/``with`` blocks and in functions too)."""
     out = {}
-    for node in statements(tree.body):
-        if isinstance(node, ast.ClassDef):
-            found = grad_off_methods(node), no_grad_defs(node)
-            if found[0] or found[1]:
-                out[node.name] = found
+    for node in class_defs(tree):
+        found = grad_off_methods(node), no_grad_defs(node)
+        if found[0] or found[1]:
+            out[node.name] = found
     return out
 
 

@@ -27,7 +27,7 @@ def encode(value: Any) -> Any:
         out = {}
         for name, default in _defaults(type(value)):
             field_value = getattr(value, name)
-            if default is _REQUIRED or field_value != default:
+            if default is dataclasses.MISSING or field_value != default:
                 out[name] = encode(field_value)
         return out
     if isinstance(value, (list, tuple)):
@@ -111,30 +111,22 @@ def _record(cls: type) -> Callable[[Any], Any]:
         if not readers:
             hints = typing.get_type_hints(cls)
             readers.update((name, _decoder(hints[name])) for name, _ in _defaults(cls))
-            required.update(name for name, default in _defaults(cls) if default is _REQUIRED)
+            required.update(name for name, default in _defaults(cls) if default is dataclasses.MISSING)
         if type(data) is not dict or not data.keys() <= readers.keys() or not required <= data.keys():
             raise ValueError(f"{_short(data)} is no {cls.__name__}")
         return cls(**{name: readers[name](value) for name, value in data.items()})
     return record
 
 
-class _Required:
-    """The default of a field that has none."""
-
-
-_REQUIRED = _Required()
-
-
 @functools.cache
 def _defaults(cls: type) -> tuple[tuple[str, Any], ...]:
-    """(name, default) of each field of a record, ``_REQUIRED`` for a field without one; a field
-    the constructor does not take has no reading."""
+    """(name, default) of each field of a record, ``dataclasses.MISSING`` for a field without one; a
+    field the constructor does not take has no reading."""
     out = []
     for f in dataclasses.fields(cls):
         if not f.init:
             raise ValueError(f"no reading for {cls.__name__}.{f.name}, which __init__ does not take")
-        out.append((f.name, f.default if f.default is not dataclasses.MISSING else
-                    f.default_factory() if f.default_factory is not dataclasses.MISSING else _REQUIRED))
+        out.append((f.name, f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default))
     return tuple(out)
 
 

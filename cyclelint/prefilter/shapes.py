@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 
 from ..ast_reading import AST, held_paths
-from ..astutil import class_functions, dotted, last, reaches, statements, strip_items, walk
+from ..astutil import class_defs, class_functions, dotted, last, reaches, statements, strip_items, walk
 from ..judgements import capture_walk, is_weak, slot_wrapper
 from ..reading import ATTRIBUTE, LAMBDA, NAME
 from ..vocabulary import PARTIALS, STORE_METHODS
@@ -48,13 +48,12 @@ def ctor_with(value: ast.AST, instance: str) -> bool:
 def regular_methods(tree: ast.Module) -> set[str]:
     """Names of the plain methods of every class in the file (what a bound-method store needs)."""
     out = set()
-    for node in statements(tree.body):
-        if isinstance(node, ast.ClassDef):
-            for f in class_functions(node.body):
-                decos = {last(d.func if isinstance(d, ast.Call) else d) for d in f.decorator_list}
-                if not decos & {"staticmethod", "classmethod", "property", "cached_property", "setter",
-                                "getter", "deleter"}:
-                    out.add(f.name)
+    for node in class_defs(tree):
+        for f in class_functions(node.body):
+            decos = {last(d.func if isinstance(d, ast.Call) else d) for d in f.decorator_list}
+            if not decos & {"staticmethod", "classmethod", "property", "cached_property", "setter",
+                            "getter", "deleter"}:
+                out.add(f.name)
     return out
 
 
