@@ -300,6 +300,14 @@ class Evaluator:
             return (method.cls.name, func.attr.value) if method and method.cls else None
         return None
 
+    def _defines(self, key: tuple[str, str], fn: Function) -> bool:
+        """The file defines the function or method ``key`` names (read already, or further down)."""
+        cls, name = key
+        if cls:
+            method = fn.enclosing_method()
+            return name in method.cls.methods or name in self.later_methods.get(cls, ())
+        return name in self.functions and not _bound_locally(fn, name)
+
     def _slots(self, call: cst.Call, fn: Function) -> list[tuple[Slot, Part]]:
         """What each argument of ``call`` holds, by its slot (an index, or a keyword), up to a ``*args``."""
         out: list[tuple[Slot, Part]] = []
@@ -315,7 +323,7 @@ class Evaluator:
         the tuples it returns on its own (of one read already only when they have ``count`` elements);
         None where nothing says."""
         key = self._own_callee(call.func, fn) if isinstance(call, cst.Call) else None
-        if key is None:
+        if key is None or not self._defines(key, fn):  # ``logits, values = self.model(x)``: a module's call
             return None
         read = self.returns.read_parts(key)
         if read is not None and len(read) != count or read is None and key in self.returns.whole:
