@@ -258,7 +258,7 @@ class Evaluator:
         own_method = bool(name) and name.split(".")[0] == fn.instance and name.count(".") == 1 and not model_like(last)
         if isinstance(call.func, cst.Attribute) and not own_method:
             recv = self.value(call.func.value, fn)
-            if recv.module:
+            if recv.module or self._called_as_model(call.func.value, fn):  # model.forward(x) is model(x)
                 if last in MODULE_PASSTHROUGH:
                     return Value(module=True)
                 if last in FORWARD_METHODS or model_like(last) or loss_like(last):
@@ -332,6 +332,11 @@ class Evaluator:
             return tuple(Value(tensor=p.tensor) for p in read) if read is not None else None
         slots = self._slots(call, fn)
         return tuple(_of_part(self.returns.called(key, slots, i)) for i in range(count))
+
+    def _called_as_model(self, expr: cst.BaseExpression, fn: Function) -> bool:
+        """``expr``, a bare name other than the instance, is one whose call would be judged a forward pass
+        (an unannotated ``model``)."""
+        return isinstance(expr, cst.Name) and expr.value != fn.instance and self._is_model_callee(expr, fn, expr.value)
 
     def _is_model_callee(self, func: cst.BaseExpression, fn: Function, last: str) -> bool:
         if isinstance(func, cst.Name) and func.value == fn.instance:
