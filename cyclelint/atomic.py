@@ -8,7 +8,6 @@ from __future__ import annotations
 import errno
 import os
 import re
-import socket
 import stat
 import sys
 import tempfile
@@ -79,6 +78,8 @@ def _write_all(fd: int, raw: bytes) -> None:
 
 def _send(path: str, raw: bytes) -> None:
     """A Unix socket is written by connecting to it (stream first, then datagram)."""
+    import socket  # imported here, not at startup: only output to a Unix socket needs it
+
     for kind in (socket.SOCK_STREAM, socket.SOCK_DGRAM):
         with socket.socket(socket.AF_UNIX, kind) as sock:
             try:

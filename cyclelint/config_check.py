@@ -3,7 +3,6 @@ with one line naming the file and the key (a mistyped setting silently ignored w
 the user turned off, or none at all)."""
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable
 
 from .selection import UsageError, expand
@@ -35,6 +34,8 @@ def check_table(table: dict, path: str) -> dict:
     """The settings of ``table`` as plain values, keyed as Config's fields; raises ConfigError."""
     for key in table:
         if key not in KEYS:
+            import difflib  # imported here, not at startup: only a misspelt key needs it
+
             near = difflib.get_close_matches(key.replace("_", "-").lower(), KEYS, n=1, cutoff=0.6)
             hint = f" (did you mean {near[0]}?)" if near else f" (known keys: {', '.join(KEYS)})"
             raise ConfigError(path, f"{TABLE}.{key}", "unknown key" + hint)
