@@ -282,14 +282,21 @@ class Evaluator:
             if recv.deps and not recv.module and not recv.cls:
                 # x.mean(0) on a parameter: attached if the caller's x turns out to be
                 return Value(deps=recv.deps if grad else frozenset())
-        if self._is_model_callee(call.func, fn, last):
+        typed = self._called_object(call.func, fn)
+        if typed is None and self._is_model_callee(call.func, fn, last):
             return Value(attached=grad, tensor=True)
-        key = self._own_callee(call.func, fn)
+        key = typed or self._own_callee(call.func, fn)
         if key and self.returns.returns_graph(key):
             return Value(attached=grad, tensor=True)
         if key and grad:  # what it hands back of its arguments; the rest judged once the file is read
             return _of_part(self.returns.called(key, self._slots(call, fn)))
         return SAFE
+
+    def _called_object(self, func: cst.BaseExpression, fn: Function) -> tuple[str, str] | None:
+        """(class, "__call__") for ``self.loss_fn(x)``, ``crit(x)`` or ``Loss()(x)`` whose class, known from its constructor
+        or annotation, has a ``__call__`` this file defines: judged by what that returns, not by its name."""
+        cls = self.value(func, fn).cls
+        return (cls, "__call__") if cls and "__call__" in self.later_methods.get(cls, ()) else None
 
     def _own_callee(self, func: cst.BaseExpression, fn: Function) -> tuple[str, str] | None:
         """("", helper) for ``helper(x)``, (class, method) for ``self.method(x)`` of this class."""
@@ -305,7 +312,8 @@ class Evaluator:
         cls, name = key
         if cls:
             method = fn.enclosing_method()
-            return name in method.cls.methods or name in self.later_methods.get(cls, ())
+            own = method.cls.methods if method and method.cls and method.cls.name == cls else ()
+            return name in own or name in self.later_methods.get(cls, ())
         return name in self.functions and not _bound_locally(fn, name)
 
     def _slots(self, call: cst.Call, fn: Function) -> list[tuple[Slot, Part]]:
@@ -322,7 +330,7 @@ class Evaluator:
         """What each of ``count`` names unpacked from a call of a function of this file holds: each position of
         the tuples it returns on its own (of one read already only when they have ``count`` elements);
         None where nothing says."""
-        key = self._own_callee(call.func, fn) if isinstance(call, cst.Call) else None
+        key = (self._called_object(call.func, fn) or self._own_callee(call.func, fn)) if isinstance(call, cst.Call) else None
         if key is None or not self._defines(key, fn):  # ``logits, values = self.model(x)``: a module's call
             return None
         read = self.returns.read_parts(key)
@@ -334,9 +342,9 @@ class Evaluator:
         return tuple(_of_part(self.returns.called(key, slots, i)) for i in range(count))
 
     def _called_as_model(self, expr: cst.BaseExpression, fn: Function) -> bool:
-        """``expr``, a bare name other than the instance, is one whose call would be judged a forward pass
-        (an unannotated ``model``)."""
-        return isinstance(expr, cst.Name) and expr.value != fn.instance and self._is_model_callee(expr, fn, expr.value)
+        """A bare name like ``model`` (not the instance; not ``loss``, most often a tensor) whose call is a forward pass."""
+        return (isinstance(expr, cst.Name) and expr.value != fn.instance and model_like(expr.value)
+                and self._is_model_callee(expr, fn, expr.value))
 
     def _is_model_callee(self, func: cst.BaseExpression, fn: Function, last: str) -> bool:
         if isinstance(func, cst.Name) and func.value == fn.instance:

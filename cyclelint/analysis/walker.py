@@ -19,7 +19,7 @@ from .bindings import keeps_old, module_functions
 from .cst_reading import CST
 from .definitions import class_of, function_of
 from .held import held_names
-from .holds import annotated_class
+from .holds import annotated_class, code_class
 from .loops import LoopKinds, len_capped
 from .scopes import Binding, FileFacts, Function, Loop, Store
 from .tensors import SAFE, Evaluator, Value, grad_context, join_branches
@@ -291,7 +291,8 @@ class Walker:
                 if val.module:
                     cls.module_attrs.add(attr)
                 kind = val.cls or (annotated_class(store.value.value, method) if isinstance(store.value, cst.Name)
-                                   and fn is method and store.value.value in method.params[1:] else None)
+                                   and fn is method and store.value.value in method.params[1:] else None) or (
+                    code_class(store.stmt.annotation.annotation) if isinstance(store.stmt, cst.AnnAssign) else None)
                 if kind:
                     cls.attr_types[attr] = kind
                 if method.name == "__init__" and fn is method:
