@@ -258,7 +258,7 @@ class Evaluator:
         own_method = bool(name) and name.split(".")[0] == fn.instance and name.count(".") == 1 and not model_like(last)
         if isinstance(call.func, cst.Attribute) and not own_method:
             recv = self.value(call.func.value, fn)
-            if recv.module or self._called_as_model(call.func.value, fn):  # model.forward(x) is model(x)
+            if recv.module:
                 if last in MODULE_PASSTHROUGH:
                     return Value(module=True)
                 if last in FORWARD_METHODS or model_like(last) or loss_like(last):
@@ -293,8 +293,9 @@ class Evaluator:
         return SAFE
 
     def _called_object(self, func: cst.BaseExpression, fn: Function) -> tuple[str, str] | None:
-        """(class, "__call__") for ``self.loss_fn(x)``, ``crit(x)`` or ``Loss()(x)`` whose class, known from its constructor
-        or annotation, has a ``__call__`` this file defines: judged by what that returns, not by its name."""
+        """(class, "__call__") for ``self.loss_fn(x)``, ``crit(x)`` or ``Loss()(x)`` whose class, known from its
+        constructor or annotation, has a ``__call__`` this file defines: judged by what that returns, not by its
+        name."""
         cls = self.value(func, fn).cls
         return (cls, "__call__") if cls and "__call__" in self.later_methods.get(cls, ()) else None
 
@@ -311,9 +312,9 @@ class Evaluator:
         """The file defines the function or method ``key`` names (read already, or further down)."""
         cls, name = key
         if cls:
-            method = fn.enclosing_method()
-            own = method.cls.methods if method and method.cls and method.cls.name == cls else ()
-            return name in own or name in self.later_methods.get(cls, ())
+            method = fn.enclosing_method()  # None where a (class, "__call__") is called from a plain function
+            own = method.cls if method else None
+            return name in self.later_methods.get(cls, ()) or (own is not None and own.name == cls and name in own.methods)
         return name in self.functions and not _bound_locally(fn, name)
 
     def _slots(self, call: cst.Call, fn: Function) -> list[tuple[Slot, Part]]:
@@ -330,7 +331,9 @@ class Evaluator:
         """What each of ``count`` names unpacked from a call of a function of this file holds: each position of
         the tuples it returns on its own (of one read already only when they have ``count`` elements);
         None where nothing says."""
-        key = (self._called_object(call.func, fn) or self._own_callee(call.func, fn)) if isinstance(call, cst.Call) else None
+        if not isinstance(call, cst.Call):
+            return None
+        key = self._called_object(call.func, fn) or self._own_callee(call.func, fn)
         if key is None or not self._defines(key, fn):  # ``logits, values = self.model(x)``: a module's call
             return None
         read = self.returns.read_parts(key)
@@ -340,11 +343,6 @@ class Evaluator:
             return tuple(Value(tensor=p.tensor) for p in read) if read is not None else None
         slots = self._slots(call, fn)
         return tuple(_of_part(self.returns.called(key, slots, i)) for i in range(count))
-
-    def _called_as_model(self, expr: cst.BaseExpression, fn: Function) -> bool:
-        """A bare name like ``model`` (not the instance; not ``loss``, most often a tensor) whose call is a forward pass."""
-        return (isinstance(expr, cst.Name) and expr.value != fn.instance and model_like(expr.value)
-                and self._is_model_callee(expr, fn, expr.value))
 
     def _is_model_callee(self, func: cst.BaseExpression, fn: Function, last: str) -> bool:
         if isinstance(func, cst.Name) and func.value == fn.instance:
