@@ -54,11 +54,6 @@ def named_type(ann: cst.BaseExpression | None) -> str | None:
     return named[0]
 
 
-def annotated_class(name: str, fn: Function) -> str | None:
-    """The type the parameter ``name`` of ``fn`` is annotated with, when it is a class of the code."""
-    return code_class(annotation_of(name, fn))
-
-
 def code_class(ann: cst.BaseExpression | None) -> str | None:
     """The type an annotation names (:func:`named_type`) when it is a class of the code: no tensor or module
     type of torch, no builtin."""

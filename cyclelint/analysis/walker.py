@@ -19,7 +19,7 @@ from .bindings import keeps_old, module_functions
 from .cst_reading import CST
 from .definitions import class_of, function_of
 from .held import held_names
-from .holds import annotated_class, code_class
+from .holds import annotation_of, code_class
 from .loops import LoopKinds, len_capped
 from .scopes import Binding, FileFacts, Function, Loop, Store
 from .tensors import SAFE, Evaluator, Value, grad_context, join_branches
@@ -290,8 +290,9 @@ class Walker:
                 val = self.value(store.value)
                 if val.module:
                     cls.module_attrs.add(attr)
-                kind = val.cls or (annotated_class(store.value.value, method) if isinstance(store.value, cst.Name)
-                                   and fn is method and store.value.value in method.params[1:] else None) or (
+                # the class: from the value's constructor, the annotation of the parameter stored, or the store's own
+                param = store.value.value if isinstance(store.value, cst.Name) and fn is method else None
+                kind = val.cls or (code_class(annotation_of(param, method)) if param in method.params[1:] else None) or (
                     code_class(store.stmt.annotation.annotation) if isinstance(store.stmt, cst.AnnAssign) else None)
                 if kind:
                     cls.attr_types[attr] = kind
