@@ -184,6 +184,7 @@ class Walker:
             value = ex.arg(call, STORE_METHODS[name], "value") if call.args else None
             if value is not None:
                 owner = ex.dotted(ex.strip_items(recv))
+                self.put_into_local(owner, value)
                 self.emit_store(Store(stmt, owner, (owner + "[]") if owner else None, value, "call", call))
         elif full == "setattr" and len(call.args) >= 3:
             obj, attr, value = (a.value for a in call.args[:3])
@@ -274,9 +275,11 @@ class Walker:
             self.emit_store(Store(stmt, owner, (owner + "[]") if owner else None, value, "item", augmented=augmented))
 
     def put_into_local(self, owner: str | None, value: cst.BaseExpression) -> None:
-        """``stats[k] = v`` with ``stats`` a local of this function: the container now holds ``v`` too."""
+        """``stats[k] = v`` or ``outs.append(v)`` with ``stats`` or ``outs`` a local of this function: the container
+        now holds ``v`` too. An instance of a class the code names (``meter = Mean()``) is judged by its class:
+        ``meter.update(loss)`` is a call of its method."""
         held = self.fn.env.get(owner) if owner else None
-        if held is not None and not held.module:
+        if held is not None and not held.module and held.cls is None:
             self.fn.env[owner] = held | self.value(value)
 
     def emit_store(self, store: Store) -> None:
