@@ -34,6 +34,8 @@ def function_of(node: cst.FunctionDef, parent: Function, facts: FileFacts) -> Fu
         not is_method and not parent.grad_enabled)
     fn = Function(node, name, parent, parent.cls if is_method else None, instance, params, no_grad=no_grad)
     fn.is_method = is_method
+    if is_method and no_grad:
+        parent.cls.grad_off.add(name)  # type: ignore[union-attr]
     for param in param_nodes:
         p = param.name.value
         if p != instance:

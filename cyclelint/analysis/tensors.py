@@ -352,7 +352,7 @@ class Evaluator:
             method = fn.enclosing_method()
             cls = method.cls if method else None
             if cls and last in cls.methods:  # self.path_of_module(m) is a method, self.forward(x) a forward pass
-                return last in FORWARD_METHODS or loss_like(last)
+                return (last in FORWARD_METHODS or loss_like(last)) and last not in cls.grad_off
             if cls and last in self.later_methods.get(cls.name, ()):
                 return False  # a method defined further down: judged by what it returns (returns_later)
             if cls and cls.is_module and last in cls.data_attrs:

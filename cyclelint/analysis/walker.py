@@ -8,12 +8,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from ..judgements import iter_identifiers
-from ..vocabulary import (
-    CLEAR_METHODS,
-    MODULE_ITER_RE,
-    STEP_METHODS,
-    STORE_METHODS,
-)
+from ..vocabulary import CLEAR_METHODS, MODULE_ITER_RE, STEP_METHODS, STORE_METHODS
 from . import exprs as ex
 from .bindings import keeps_old, module_functions
 from .cst_reading import CST
@@ -275,9 +270,8 @@ class Walker:
             self.emit_store(Store(stmt, owner, (owner + "[]") if owner else None, value, "item", augmented=augmented))
 
     def put_into_local(self, owner: str | None, value: cst.BaseExpression) -> None:
-        """``stats[k] = v`` or ``outs.append(v)`` with ``stats`` or ``outs`` a local of this function: the container
-        now holds ``v`` too. An instance of a class the code names (``meter = Mean()``) is judged by its class:
-        ``meter.update(loss)`` is a call of its method."""
+        """``stats[k] = v`` or ``outs.append(v)`` on a local container: it now holds ``v`` too. Not an instance of a
+        class the code names (``meter = Mean()``): ``meter.update(loss)`` is a call of its method."""
         held = self.fn.env.get(owner) if owner else None
         if held is not None and not held.module and held.cls is None:
             self.fn.env[owner] = held | self.value(value)
