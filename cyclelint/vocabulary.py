@@ -33,6 +33,9 @@ SHAPE_READS = frozenset({"shape", "size"})
 MODULE_ITERS = {"modules": None, "named_modules": 1}
 INPLACE = frozenset({"add_", "sub_", "mul_", "div_", "addcmul_", "addcdiv_", "lerp_"})
 
+# Hooks of a LightningModule that the trainer runs with grad off (its evaluation and prediction loops run under
+# torch.no_grad or inference_mode; training_step is not one of them).
+EVAL_STEPS = frozenset({"validation_step", "test_step", "predict_step"})
 # Methods of a model that run (part of) its forward pass.
 FORWARD_METHODS = frozenset(
     {"forward", "encode", "decode", "embed", "predict", "extract_features", "forward_features", "forward_head",

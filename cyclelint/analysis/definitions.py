@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..vocabulary import MODULE_TYPES, NO_GRAD_CONTEXTS, is_module_class
+from ..vocabulary import EVAL_STEPS, MODULE_TYPES, NO_GRAD_CONTEXTS, is_module_class
 from . import exprs as ex
 from .holds import named_type
 from .scopes import ClassInfo, FileFacts, Function
@@ -31,7 +31,7 @@ def function_of(node: cst.FunctionDef, parent: Function, facts: FileFacts) -> Fu
     else:
         instance = parent.instance if parent.instance not in params else None
     no_grad = any(d in NO_GRAD_CONTEXTS or d in facts.grad_off_decorators for d in decos) or (
-        not is_method and not parent.grad_enabled)
+        not is_method and not parent.grad_enabled) or (is_method and name in EVAL_STEPS and parent.cls.is_module)
     fn = Function(node, name, parent, parent.cls if is_method else None, instance, params, no_grad=no_grad)
     fn.is_method = is_method
     if is_method and no_grad:
