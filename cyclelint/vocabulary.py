@@ -179,6 +179,10 @@ SAFE_METHODS = frozenset(
         "modules", "named_modules", "named_children", "zero_grad", "register_forward_hook", "generate",
     }
 )
+# Reductions that, given a dim, return (values, indices): the indices are integers and hold no graph
+# (``_, predicted = out.max(1)``, ``out.topk(3).indices``).
+INDEXED_REDUCTIONS = frozenset({"max", "min", "sort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax",
+                                "cummin"})
 SAFE_ATTRS = frozenset(
     {"shape", "dtype", "device", "ndim", "requires_grad", "is_cuda", "is_leaf", "grad_fn", "layout", "names"}
 )

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import libcst as cst
 
 from ..reading import last_part as last_part  # one definition for both trees; the rules say ex.last_part
-from ..vocabulary import STORE_METHODS
+from ..vocabulary import INDEXED_REDUCTIONS, STORE_METHODS
 
 # Fields that never hold an expression worth descending into.
 _NON_EXPR_FIELDS = frozenset(
@@ -82,6 +82,21 @@ def dotted(expr: cst.CSTNode | None) -> str | None:
 
 def callee(call: cst.Call) -> str | None:
     return dotted(call.func)
+
+
+def indices_of(expr: cst.BaseExpression) -> cst.Call | None:
+    """The call whose indices ``expr`` reads (``out.max(1)[1]``, ``torch.topk(x, 3).indices``), or None."""
+    named = isinstance(expr, cst.Attribute) and expr.attr.value == "indices"
+    second = (isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index)
+              and isinstance(expr.slice[0].slice.value, cst.Integer) and expr.slice[0].slice.value.value == "1")
+    return expr.value if (named or second) and indexed_reduction(expr.value) else None  # type: ignore[union-attr]
+
+
+def indexed_reduction(expr: cst.BaseExpression) -> bool:
+    """``out.max(1)`` or ``torch.sort(x)``: a tensor's method or torch's function that returns (values, indices);
+    not the builtin ``max(a, b)``."""
+    return (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)
+            and expr.func.attr.value in INDEXED_REDUCTIONS)
 
 
 def method_name(call: cst.Call) -> str | None:

@@ -29,7 +29,7 @@ from ..vocabulary import (
     torch_rooted,
 )
 from .bindings import assigned_choices
-from .exprs import callee, dotted, last_part
+from .exprs import callee, dotted, indexed_reduction, indices_of, last_part
 from .returns import Part, Returns, Slot
 
 if TYPE_CHECKING:
@@ -165,6 +165,10 @@ class Evaluator:
             if expr.value in ("None", "True", "False"):
                 return SAFE
             return self.lookup(fn, expr.value)
+        reduced = indices_of(expr)
+        if reduced is not None:  # integers: no graph
+            whole = self.value(reduced, fn)
+            return Value(tensor=whole.tensor or whole.attached)
         if isinstance(expr, cst.Attribute):
             return self._attribute(expr, fn)
         if isinstance(expr, cst.Subscript):
@@ -182,18 +186,10 @@ class Evaluator:
             return self.value(expr.left, fn) | self.value(expr.right, fn)
         if isinstance(expr, cst.IfExp):
             return self.value(expr.body, fn) | self.value(expr.orelse, fn)
-        if isinstance(expr, (cst.Tuple, cst.List, cst.Set)):
+        if isinstance(expr, (cst.Tuple, cst.List, cst.Set, cst.Dict)):  # a dict holds its values
             out = SAFE
             for el in expr.elements:
                 out = out | self.value(el.value, fn)
-            return out
-        if isinstance(expr, cst.Dict):
-            out = SAFE
-            for el in expr.elements:
-                if isinstance(el, cst.DictElement):
-                    out = out | self.value(el.value, fn)
-                else:
-                    out = out | self.value(el.value, fn)
             return out
         if isinstance(expr, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
             return self.value(expr.elt, fn)
@@ -333,6 +329,9 @@ class Evaluator:
         None where nothing says."""
         if not isinstance(call, cst.Call):
             return None
+        if count == 2 and indexed_reduction(call):  # ``_, predicted = out.max(1)``
+            whole = self.value(call, fn)
+            return whole, Value(tensor=whole.tensor or whole.attached)
         key = self._called_object(call.func, fn) or self._own_callee(call.func, fn)
         if key is None or not self._defines(key, fn):  # ``logits, values = self.model(x)``: a module's call
             return None
