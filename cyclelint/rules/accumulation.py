@@ -382,9 +382,16 @@ def _message(code: str, c: Candidate) -> str:
 def _worded(template: str, c: Candidate, **extra: str) -> str:
     val = _short(c.expr)
     text = template.format(acc=c.acc, val=val, **extra)
-    if _container(c.expr):  # a dict or list holds the tensors: they are what to detach, not the container
+    if _container(_bound_to(c.expr, c.fn)):  # a dict or list holds the tensors: they are what to detach
         text = text.replace(f"{val}.detach()", f"{val} with each tensor in it detached")
     return f"{text} ({c.why})" if c.why else text
+
+
+def _bound_to(expr: cst.BaseExpression, fn: Function | None) -> cst.BaseExpression:
+    """What a local name was bound to by ``stats = {...}`` (its last binding), else ``expr`` itself."""
+    binding = fn.bindings.get(expr.value) if fn is not None and isinstance(expr, cst.Name) else None
+    stmt = binding.stmt if binding else None
+    return stmt.value if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 else expr
 
 
 def _container(expr: cst.BaseExpression) -> bool:
