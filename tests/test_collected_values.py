@@ -163,3 +163,11 @@ class Classifier({base}):
 def test_lightning_runs_its_evaluation_hooks_with_grad_off(imports, base, hook, flagged):
     found = _found(EVAL.format(imports=imports, base=base, hook=hook))
     assert [f.code for f in found] == (["CYC305"] if flagged else [])
+
+
+def test_the_advice_for_a_value_moved_off_the_device_is_to_detach_it():
+    """``x.cpu()`` keeps x's graph: detach x (not ``x.cpu(...).detach()``)."""
+    (finding,) = _found(LOOP.format(line="value = out.cpu()"))
+    assert "store value.detach()" in finding.message
+    (finding,) = _found(LOOP.format(line="value = out").replace("kept.append(value)", "kept.append(value.cpu())"))
+    assert "store value.detach()" in finding.message and "cpu(...)" not in finding.message

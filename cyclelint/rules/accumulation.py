@@ -400,6 +400,8 @@ def _container(expr: cst.BaseExpression) -> bool:
 
 
 def _short(expr: cst.BaseExpression) -> str:
+    if isinstance(expr, cst.Call) and ex.method_name(expr) == "cpu" and not expr.args:
+        return _short(expr.func.value)  # ``x.cpu()`` keeps x's graph: the advice is to detach x, not ``x.cpu(...)``
     if isinstance(expr, (cst.Name, cst.Attribute)):
         return ex.dotted(expr) or "value"
     if isinstance(expr, cst.Call) and ex.dotted(expr.func):
