@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ..analysis import exprs as ex
+from ..analysis.bindings import assigned_choices
 from ..analysis.cst_reading import CST
 from ..analysis.scopes import Function, Loop
 from ..analysis.tensors import Value
@@ -382,21 +383,17 @@ def _message(code: str, c: Candidate) -> str:
 def _worded(template: str, c: Candidate, **extra: str) -> str:
     val = _short(c.expr)
     text = template.format(acc=c.acc, val=val, **extra)
-    if _container(_bound_to(c.expr, c.fn)):  # a dict or list holds the tensors: they are what to detach
+    if _container(c.expr, c.fn):  # a dict or list holds the tensors: they are what to detach, not the container
         text = text.replace(f"{val}.detach()", f"{val} with each tensor in it detached")
     return f"{text} ({c.why})" if c.why else text
 
 
-def _bound_to(expr: cst.BaseExpression, fn: Function | None) -> cst.BaseExpression:
-    """What a local name was bound to by ``stats = {...}`` (its last binding), else ``expr`` itself."""
+def _container(expr: cst.BaseExpression, fn: Function | None) -> bool:
+    """A dict or list display, or a local name whose last binding is a plain ``stats = {...}``."""
     binding = fn.bindings.get(expr.value) if fn is not None and isinstance(expr, cst.Name) else None
-    stmt = binding.stmt if binding else None
-    return stmt.value if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 else expr
-
-
-def _container(expr: cst.BaseExpression) -> bool:
-    return isinstance(expr, (cst.Dict, cst.List, cst.Tuple, cst.DictComp, cst.ListComp)) or (
-        isinstance(expr, cst.Call) and ex.callee(expr) in HOLDING_CALLS)
+    return all(isinstance(e, (cst.Dict, cst.List, cst.Tuple, cst.DictComp, cst.ListComp)) or (
+        isinstance(e, cst.Call) and ex.callee(e) in HOLDING_CALLS)
+        for e in assigned_choices(binding.stmt if binding else None) or [expr])
 
 
 def _short(expr: cst.BaseExpression) -> str:
