@@ -48,6 +48,10 @@ KEEPERS = frozenset({"defaultdict", "Thread", "Timer", "property", "partialmetho
 PARTIALS = frozenset({"partial", "MethodType", "partialmethod"})
 # Thread.run dels its target when it returns: a started thread's hold on the target ends with it.
 THREADS = frozenset({"Thread"})
+# The parameter (after a method's ``self``) of a module hook that receives what the module computed: a forward
+# hook's output, a pre-hook's input, a backward hook's grad_output. ``with_kwargs=True`` puts kwargs before output.
+MODULE_HOOK_SLOTS = {"register_forward_hook": 2, "register_forward_pre_hook": 1, "register_full_backward_hook": 2,
+                     "register_backward_hook": 2}
 # Hooks on a tensor or autograd node (not a module): they live as long as that tensor's graph.
 TENSOR_HOOKS = frozenset({"register_hook", "register_prehook", "register_post_accumulate_grad_hook"})
 # Saved-tensor hooks: the call, or the base class whose __init__, takes (pack_hook, unpack_hook). The pack hook is

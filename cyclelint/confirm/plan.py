@@ -48,8 +48,9 @@ def build_plan(findings: Sequence[Finding]) -> Plan:
                 watch.loops.append(LoopWatch(f"L{i}", i, "line", loop.lineno, expr,
                                              "bytes" if f.code == "CYC304" else "nodes"))
         elif how == observe.STATE:
-            func = src.ancestor(stmt, _FUNCS)
-            expr = accumulator(stmt)
+            hook = _growing_lambda(stmt)  # a lambda module hook: sampled as each of its calls starts, as a method is
+            func = hook or src.ancestor(stmt, _FUNCS)
+            expr = accumulator(ast.Expr(hook.body)) if hook else accumulator(stmt)
             if func is not None and expr:
                 watch.loops.append(LoopWatch(f"S{i}", i, "entry", first_line(func), expr))
         elif how in (observe.SURVIVOR, observe.BODY):
@@ -75,6 +76,14 @@ def _probe(index: int, f: Finding, src: _Source | None, stmt: ast.stmt | None, h
     owner = src.ancestor(stmt, _FUNCS + (ast.ClassDef,)) if stmt is not None else None
     where = f" in {src.qualname(owner)}" if owner is not None else ""
     return Probe(index, f.line, last, f"line {f.line}{where}")
+
+
+def _growing_lambda(stmt: ast.stmt) -> ast.Lambda | None:
+    """The lambda of ``m.register_forward_hook(lambda m, i, o: feats.append(o))``, whose body grows a container."""
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.Lambda) and accumulator(ast.Expr(node.body)):
+            return node
+    return None
 
 
 def first_line(node: ast.AST) -> int:

@@ -7,7 +7,16 @@ from typing import TYPE_CHECKING
 
 from ..ast_reading import held_paths
 from ..astutil import dotted, instance_handed_to, last, strip_items
-from ..vocabulary import APPENDS, FRAME_CALLS, HOOK_RE, INPLACE, PACK_HOOK_REGISTRARS, STEP_METHODS, STORE_METHODS
+from ..vocabulary import (
+    APPENDS,
+    FRAME_CALLS,
+    HOOK_RE,
+    INPLACE,
+    MODULE_HOOK_SLOTS,
+    PACK_HOOK_REGISTRARS,
+    STEP_METHODS,
+    STORE_METHODS,
+)
 from .shapes import ctor_with, is_attr_of, is_name, may_carry_graph, target_root
 
 if TYPE_CHECKING:
@@ -60,6 +69,8 @@ def _trigger(scan: Scan, call: ast.Call, name: str, args: list[ast.expr], instan
         return "CYC202: an object built with the instance handed to the instance's own method"
     if "CYC3" in families and name in PACK_HOOK_REGISTRARS:
         return "CYC302: saved-tensor hooks registered (the pack hook may keep what it is given)"
+    if "CYC3" in families and name in MODULE_HOOK_SLOTS:
+        return "CYC305: a module hook registered (it may keep what the module gives it)"
     if "CYC1" in families and HOOK_RE.match(name):
         return "CYC104: register_*hook"
     if "CYC4" in families and call.args and fn is not scan.module_fn and dotted(call.func) == "atexit.register":

@@ -8,20 +8,30 @@ method and the hooks registered with it have been seen.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import libcst as cst
 
 from ..analysis import exprs as ex
 from ..analysis.bindings import assigned_choices
 from ..analysis.cst_reading import CST
-from ..analysis.scopes import Function, Loop
+from ..analysis.scopes import Function
 from ..analysis.tensors import Value
 from ..judgements import concat_of, grows
 from ..project.records import PendingState, slot_params
-from ..vocabulary import APPENDS, CONCAT_FUNCS, HOLDING_CALLS, INPLACE, KNOWN_DECORATORS, MODULE_TYPES, dunder
+from ..vocabulary import (
+    APPENDS,
+    CONCAT_FUNCS,
+    HOLDING_CALLS,
+    INPLACE,
+    KNOWN_DECORATORS,
+    MODULE_HOOK_SLOTS,
+    MODULE_TYPES,
+    dunder,
+)
 from .base import Checker, Rewrite
+from .candidates import Candidate
 from .fix_safety import Proofs
+from .module_hooks import MESSAGE as MODULE_HOOK_MESSAGE
+from .module_hooks import ModuleHooks
 from .pack_hooks import MESSAGE as PACK_MESSAGE
 from .pack_hooks import PackHooks
 from .store_shapes import (
@@ -51,26 +61,7 @@ FIXABLE = ("CYC301", "CYC302")
 DRAINS = frozenset({"pop", "popleft"})  # item by item: a queue; clear() at epoch end still keeps an epoch
 SPREADS = frozenset({"extend", "extendleft"})  # the argument's elements are what is kept
 AUG_OPS = (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.DivideAssign)
-# The parameter (after ``self``) of a hook method that receives what the module computed.
-HOOK_SLOTS = {"register_forward_hook": 2, "register_forward_pre_hook": 1, "register_full_backward_hook": 2,
-              "register_backward_hook": 2}
 
-
-@dataclass
-class Candidate:
-    stmt: cst.CSTNode
-    code: str
-    acc: str  # accumulator name or dotted path
-    expr: cst.BaseExpression
-    value: Value
-    loops: tuple[Loop, ...]  # loops the accumulator outlives
-    state: bool = False  # grows an attribute of the instance: CYC305 when no loop explains it
-    fn: Function | None = None
-    backward_only: bool = False  # counts only in loops that call backward()/step()
-    fix: Rewrite | None = None  # the safe rewrite, for CYC301/CYC302
-    slot_of: str | None = None  # ``self.X[i] = v``: X, judged once every assignment of self.X in the class is known
-    key_attr: str | None = None  # ``d[self.K] = v``: K, a fixed key (one entry, overwritten) if only __init__ sets it
-    why: str | None = None  # where the value's graph comes from, when the message should say it
 
 
 class AccumulationRule(Checker):
@@ -101,6 +92,7 @@ class AccumulationRule(Checker):
         self.set_in_init: set[tuple[str, str]] = set()
         self.set_later: set[tuple[str, str]] = set()
         self.pack_hooks = PackHooks()  # stores into what a function does not bind: judged if it is a pack hook
+        self.module_hooks = ModuleHooks()  # ... or a module hook
 
     # -- events ------------------------------------------------------------
     def on_augassign(self, node, fn):
@@ -161,12 +153,14 @@ class AccumulationRule(Checker):
     def on_return(self, node, fn):
         if node.value is not None:
             self.consumed |= {(id(fn), n) for n in ex.loaded_names(node.value)}
+        self.module_hooks.note_return(node, fn)
 
     def on_del(self, node, fn):
         self.pack_hooks.note_del(node, fn)
 
     def on_call(self, call, stmt, fn):
         self.pack_hooks.note_call(call, fn)
+        self.module_hooks.note_call(call, stmt, fn, self.walker.evaluator)
         name = ex.method_name(call)
         callee = ex.last_part(ex.callee(call))
         if (callee in CONCAT_FUNCS or ex.callee(call) == "sum") and call.args:
@@ -188,13 +182,13 @@ class AccumulationRule(Checker):
                 positional = [a.value for a in call.args if a.keyword is None] or [call.args[-1].value]
                 if fn.grad_enabled:  # the tensor added is the last positional argument; alpha= is a number
                     self._add(stmt, "CYC301", path, positional[-1], val, fn, fixes=positional)
-        if name in HOOK_SLOTS and call.args and isinstance(call.args[0].value, cst.Attribute):
+        if name in MODULE_HOOK_SLOTS and call.args and isinstance(call.args[0].value, cst.Attribute):
             hook = call.args[0].value  # self.record, or recorder.record with recorder = Recorder()
             method = fn.enclosing_method()
             own = ex.dotted(hook.value) == fn.instance and method and method.cls
             cls = method.cls.name if own else self.walker.value(hook.value).cls
             if cls:
-                self.evidence.setdefault((cls, hook.attr.value), set()).add(HOOK_SLOTS[name])
+                self.evidence.setdefault((cls, hook.attr.value), set()).add(MODULE_HOOK_SLOTS[name])
         called = name or ex.callee(call)
         if called:
             self.callers.setdefault(called, set()).add((fn.grad_enabled, fn.name))
@@ -272,6 +266,7 @@ class AccumulationRule(Checker):
         consumed = self.consumed
         self.consumed = {key for key in consumed if key[0] != id(fn)}
         self.proofs.pop(id(fn), None)
+        self.module_hooks.trains |= bool(fn.backward_names)
         backward = set(fn.backward_names)
         for name in list(backward):
             v = fn.env.get(name)
@@ -316,6 +311,10 @@ class AccumulationRule(Checker):
             if id(c.stmt) not in self.reported:
                 self.reported.add(id(c.stmt))
                 self.report(c.stmt, c.code, _worded(PACK_MESSAGE, c, hook=hook))
+        for c, hook in self.module_hooks.keeping(self.pack_hooks.stores, self.pack_hooks.taken_out):
+            if id(c.stmt) not in self.reported:
+                self.reported.add(id(c.stmt))
+                self.report(c.stmt, "CYC305", _worded(MODULE_HOOK_MESSAGE, c, hook=hook))
         for c in self.state:
             method = c.fn.enclosing_method() if c.fn else None
             if method is None or method.cls is None or id(c.stmt) in self.reported or (

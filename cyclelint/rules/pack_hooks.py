@@ -22,7 +22,7 @@ from ..vocabulary import CLEAR_METHODS, PACK_HOOK_REGISTRARS
 
 if TYPE_CHECKING:
     from ..analysis.tensors import Evaluator
-    from .accumulation import Candidate
+    from .candidates import Candidate
 
 MESSAGE = ("{acc} keeps the tensors that pack hook {hook} is given: each keeps its autograd graph, whose saved "
            "tensors keep {hook} and so {acc}, a cycle through autograd's C++ that no collector frees; store "
@@ -65,7 +65,7 @@ class PackHooks:
         for c in self.stores:
             fn = c.fn
             for reg in self.registered:
-                if (fn.name == reg.pack and _visible(fn, reg.scope) and fn.params
+                if (fn.name == reg.pack and visible(fn, reg.scope) and fn.params
                         and _holds_input(evaluator, c, fn) and not self._taken_out(reg, c.acc)):
                     yield c, reg.pack
                     break
@@ -74,7 +74,7 @@ class PackHooks:
         """The pack hook itself deletes from ``path`` (a window of recent entries), or every function the unpack
         hook may be (a def, or a local bound to one of several) does."""
         def deletes(name: str) -> bool:
-            return any(f.name == name and _visible(f, reg.scope) and p == path for f, p in self.taken_out)
+            return any(f.name == name and visible(f, reg.scope) and p == path for f, p in self.taken_out)
 
         unpacks = _aliases(reg.scope, reg.unpack) if reg.unpack else set()
         return deletes(reg.pack) or (bool(unpacks) and all(map(deletes, unpacks)))
@@ -88,7 +88,7 @@ def _hooks_base(call: cst.Call, fn: Function) -> bool:
             and method.cls is not None and any(ex.last_part(b) in PACK_HOOK_REGISTRARS for b in method.cls.bases))
 
 
-def _visible(fn: Function, scope: Function) -> bool:
+def visible(fn: Function, scope: Function) -> bool:
     """``fn`` is defined where a name used in ``scope`` can see it: in it or in a scope around it."""
     outer: Function | None = scope
     while outer is not None:

@@ -36,9 +36,14 @@ def walks_itself(value: cst.BaseExpression, name: str) -> bool:
 
 def keyed_by_variable(stmt: cst.CSTNode) -> bool:
     """``d[key] = v`` grows ``d``; ``d["past"] = v`` replaces one entry and ``x[:, i] = v`` writes into a tensor."""
+    return any(variable_key(CST, target) for target in item_targets(stmt))
+
+
+def item_targets(stmt: cst.CSTNode) -> list[cst.Subscript]:
+    """The ``d[key]`` that an assignment statement stores into."""
     targets = [t.target for t in stmt.targets] if isinstance(stmt, cst.Assign) else (
         [stmt.target] if isinstance(stmt, (cst.AugAssign, cst.AnnAssign)) else [])
-    return any(isinstance(target, cst.Subscript) and variable_key(CST, target) for target in targets)
+    return [target for target in targets if isinstance(target, cst.Subscript)]
 
 
 def own_attr_key(stmt: cst.CSTNode, instance: str | None) -> str | None:

@@ -1,0 +1,27 @@
+"""A store that may accumulate graph-attached values, as the CYC3xx rules collect and judge it."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from ..analysis.scopes import Function, Loop
+from ..analysis.tensors import Value
+from .base import Rewrite
+
+
+@dataclass
+class Candidate:
+    stmt: cst.CSTNode
+    code: str
+    acc: str  # accumulator name or dotted path
+    expr: cst.BaseExpression
+    value: Value
+    loops: tuple[Loop, ...]  # loops the accumulator outlives
+    state: bool = False  # grows an attribute of the instance: CYC305 when no loop explains it
+    fn: Function | None = None
+    backward_only: bool = False  # counts only in loops that call backward()/step()
+    fix: Rewrite | None = None  # the safe rewrite, for CYC301/CYC302
+    slot_of: str | None = None  # ``self.X[i] = v``: X, judged once every assignment of self.X in the class is known
+    key_attr: str | None = None  # ``d[self.K] = v``: K, a fixed key (one entry, overwritten) if only __init__ sets it
+    why: str | None = None  # where the value's graph comes from, when the message should say it
