@@ -93,6 +93,44 @@ def test_a_container_emptied_in_the_file_is_quiet(emptied):
     assert _found(SCRIPT + emptied + "\n") == []
 
 
+SCOPED = """\
+import torch
+
+def explain(model, x):
+    scores = []
+
+    def hook(module, inputs, output):
+        scores.append(output)
+
+    handles = [model.register_forward_hook(hook)]
+    try:
+        model(x)
+    finally:
+        for handle in handles:
+            handle.remove()
+    return torch.autograd.grad(torch.cat(scores).sum(), x)
+"""
+
+
+@pytest.mark.parametrize(("change", "flagged"), [
+    (("", ""), False),  # removed before the function returns, which owns the container
+    (("handles = [model.register_forward_hook(hook)]",
+      "handle = model.register_forward_hook(hook)\n    handles = [handle]"), False),
+    (("handles = [model.register_forward_hook(hook)]",
+      "handles = []\n    handles.append(model.register_forward_hook(hook))"), False),
+    (("handles = [model.register_forward_hook(hook)]",
+      "kept = model.register_forward_hook(hook)\n    handles = []"), True),  # another handle is removed
+    (("        for handle in handles:\n            handle.remove()", "        pass"), True),  # never removed
+    (("    scores = []\n", ""), True),  # a container of the module: it keeps what every call of explain() gave it
+])
+def test_a_hook_removed_by_the_function_that_owns_its_container(change, flagged):
+    source = SCOPED.replace(*change)
+    if "scores = []" in change[0]:
+        source = "scores = []\n" + source
+    line = source.splitlines().index("        scores.append(output)") + 1
+    assert _found(source) == ([(line, "CYC305")] if flagged else [])
+
+
 def test_a_function_not_registered_is_no_hook():
     assert _found(SCRIPT.replace("model.register_forward_hook(hook)", "model.register_forward_hook(print)")) == []
     assert _found(SCRIPT.replace("model.register_forward_hook(hook)", "model.register_buffer('b', None)")) == []

@@ -38,6 +38,7 @@ class Registration:
     hook: str  # the function registered, or the factory that returns it
     slot: int  # the parameter that receives what the module computed
     factory: bool = False
+    handle: str | None = None  # ``h = m.register_...(...)``, or the list that holds it: ``handles.append(...)``
 
 
 class ModuleHooks:
@@ -46,12 +47,16 @@ class ModuleHooks:
 
     def __init__(self):
         self.registered: list[Registration] = []
-        self.lambda_stores: list[tuple[Candidate, str]] = []  # with the lambda's parameter that must be kept
+        # with the lambda's parameter that must be kept, and its registration
+        self.lambda_stores: list[tuple[Candidate, str, Registration]] = []
         self.returned: set[tuple[int, str]] = set()  # (function, name it returns)
         self.trains = False  # the file runs a backward pass somewhere
+        self.removed: set[tuple[int, str]] = set()  # (function, handle or list of handles) it removes
 
     def note_call(self, call: cst.Call, stmt: cst.CSTNode, fn: Function, evaluator: Evaluator) -> None:
         name = ex.method_name(call)
+        if name == "remove" and isinstance(recv := ex.receiver(call), cst.Name):
+            self._note_removal(recv.value, fn)
         slot = MODULE_HOOK_SLOTS.get(name or "")
         hook = ex.arg(call, 0, "hook")
         if slot is None or hook is None or not fn.grad_enabled:
@@ -66,14 +71,21 @@ class ModuleHooks:
         elif isinstance(hook, cst.Call) and isinstance(hook.func, cst.Name):
             hook, factory = hook.func, True
         if isinstance(hook, cst.Name):
-            self.registered.append(Registration(fn, hook.value, slot, factory))
+            self.registered.append(Registration(fn, hook.value, slot, factory, _handle(call, stmt)))
         elif isinstance(hook, cst.Lambda):
-            self._note_lambda(hook, slot, stmt, fn, evaluator)
+            self._note_lambda(hook, Registration(fn, "lambda", slot, handle=_handle(call, stmt)), stmt, evaluator)
 
-    def _note_lambda(self, hook: cst.Lambda, slot: int, stmt: cst.CSTNode, fn: Function,
-                     evaluator: Evaluator) -> None:
+    def _note_removal(self, handle: str, fn: Function) -> None:
+        """``h.remove()``, or ``for h in handles: h.remove()``."""
+        self.removed.add((id(fn), handle))
+        for loop in fn.loops:
+            if handle in loop.targets and isinstance(loop.node, cst.For) and isinstance(loop.node.iter, cst.Name):
+                self.removed.add((id(fn), loop.node.iter.value))
+
+    def _note_lambda(self, hook: cst.Lambda, reg: Registration, stmt: cst.CSTNode, evaluator: Evaluator) -> None:
         """``lambda m, i, o: feats.append(o)``: the value is read with the lambda's parameters bound as a
         function's are, shadowing the scope's names for the time of the reading."""
+        fn, slot = reg.scope, reg.slot
         params = [p.name.value for p in ex.all_params(hook.params)]
         body = hook.body
         method = ex.method_name(body) if isinstance(body, cst.Call) else None
@@ -93,7 +105,7 @@ class ModuleHooks:
                     fn.env.pop(p, None)
                 else:
                     fn.env[p] = held
-        self.lambda_stores.append((Candidate(stmt, "CYC305", owner, value, val, (), fn=fn), params[slot]))
+        self.lambda_stores.append((Candidate(stmt, "CYC305", owner, value, val, (), fn=fn), params[slot], reg))
 
     def note_return(self, node: cst.Return, fn: Function) -> None:
         if isinstance(node.value, cst.Name):
@@ -105,8 +117,8 @@ class ModuleHooks:
         if not self.trains:
             return
         emptied = {path for _, path in taken_out}
-        for c, param in self.lambda_stores:
-            if param in c.value.deps and not _emptied(c, c.fn, emptied):
+        for c, param, reg in self.lambda_stores:
+            if param in c.value.deps and not _emptied(c, c.fn, emptied) and not self._scoped(reg, c):
                 yield c, "the lambda"
         for c in stores:
             fn = c.fn
@@ -114,8 +126,15 @@ class ModuleHooks:
                 continue
             for reg in self.registered:
                 if self._is_hook(fn, reg) and reg.slot < len(fn.params) and fn.params[reg.slot] in c.value.deps:
-                    yield c, f"{fn.name}()"
+                    if not self._scoped(reg, c):
+                        yield c, f"{fn.name}()"
                     break
+
+    def _scoped(self, reg: Registration, c: Candidate) -> bool:
+        """The registering function removes the hook and owns the container: what the hook keeps lives only as
+        long as that call (ultralytics' LayerCAM: hooks on the head for one forward pass, removed in ``finally``)."""
+        return (reg.handle is not None and (id(reg.scope), reg.handle) in self.removed
+                and c.acc.split(".")[0] in reg.scope.bindings)
 
     def _is_hook(self, fn: Function, reg: Registration) -> bool:
         if not reg.factory:
@@ -145,3 +164,18 @@ def _overwrites(c: Candidate, fn: Function) -> bool:
     keys = item_targets(c.stmt)
     own = set(fn.bindings) - set(fn.params)
     return bool(keys) and not any(ex.loaded_names(element) & own for k in keys for element in k.slice)
+
+
+def _handle(call: cst.Call, stmt: cst.CSTNode) -> str | None:
+    """Where the registration's handle goes: ``h = call``, ``handles = [call, ...]`` or ``handles.append(call)``."""
+    smalls = stmt.body if isinstance(stmt, cst.SimpleStatementLine) else [stmt]
+    for small in smalls:
+        if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+            value = small.value
+            if value is call or (isinstance(value, cst.List) and any(e.value is call for e in value.elements)):
+                return small.targets[0].target.value
+        value = small.value if isinstance(small, cst.Expr) else None
+        if (isinstance(value, cst.Call) and ex.method_name(value) == "append" and value.args
+                and value.args[0].value is call and isinstance(ex.receiver(value), cst.Name)):
+            return ex.receiver(value).value
+    return None
