@@ -169,3 +169,37 @@ def test_the_prefilter_sends_registrations_on():
     scan = Scan({"CYC305"})
     assert scan.run(ast.parse("model.register_forward_hook(hook)\n"))
     assert scan.reason.startswith("CYC305: ")
+
+
+def test_emptied_outside_the_steps_still_keeps_an_epoch():
+    assert _found(SCRIPT + "\ndef reset():\n    features.clear()\n") == [(7, "CYC305")]
+
+
+CALLABLE = """\
+import torch
+
+class SaveOutput:
+    def __init__(self):
+        self.outputs = []
+
+    def __call__(self, module, module_in, module_out):
+        self.outputs.append(module_out)
+
+    def clear(self):
+        self.outputs = []
+
+save_output = SaveOutput()
+model = torch.nn.Linear(4, 2)
+model.register_forward_hook(save_output)
+"""
+
+
+@pytest.mark.parametrize(("registration", "flagged"), [
+    ("model.register_forward_hook(save_output)", True),
+    ("model.register_forward_hook(SaveOutput())", True),
+    ("model.register_forward_pre_hook(save_output)", False),  # a pre-hook's second parameter is the input
+    ("model.register_forward_hook(print)", False),
+])
+def test_an_object_whose_call_is_the_hook(registration, flagged):
+    source = CALLABLE.replace("model.register_forward_hook(save_output)", registration)
+    assert _found(source) == ([(8, "CYC305")] if flagged else [])

@@ -182,8 +182,10 @@ class AccumulationRule(Checker):
                 positional = [a.value for a in call.args if a.keyword is None] or [call.args[-1].value]
                 if fn.grad_enabled:  # the tensor added is the last positional argument; alpha= is a number
                     self._add(stmt, "CYC301", path, positional[-1], val, fn, fixes=positional)
-        if name in MODULE_HOOK_SLOTS and call.args and isinstance(call.args[0].value, cst.Attribute):
-            hook = call.args[0].value  # self.record, or recorder.record with recorder = Recorder()
+        hook = ex.arg(call, 0, "hook") if name in MODULE_HOOK_SLOTS else None
+        if hook is not None and (called_object := self.walker.value(hook).cls):  # SaveOutput(): its __call__ runs
+            self.evidence.setdefault((called_object, "__call__"), set()).add(MODULE_HOOK_SLOTS[name])
+        elif isinstance(hook, cst.Attribute):  # self.record, or recorder.record with recorder = Recorder()
             method = fn.enclosing_method()
             own = ex.dotted(hook.value) == fn.instance and method and method.cls
             cls = method.cls.name if own else self.walker.value(hook.value).cls

@@ -9,8 +9,8 @@ A method registered as a hook is judged with the instance's state (``self.featur
 
 Quiet when the file runs no backward pass (features extracted for inference, where the forward passes can run
 under ``no_grad`` anywhere), when the hook is registered with grad off (calibration: register, run the model
-under ``no_grad``, remove), when the container is emptied somewhere in the file (``clear``, ``pop``, ``del``)
-or rebound in a loop, and for an item store whose key does not change between calls (``acts[name] = output``
+under ``no_grad``, remove), when the container is emptied in a loop over steps (``clear``, ``pop``, ``del``) or
+rebound in one, when the function that registers the hook removes it and owns the container, and for an item store whose key does not change between calls (``acts[name] = output``
 with ``name`` the factory's argument: one entry per module, overwritten by the next forward pass).
 """
 from __future__ import annotations
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ..analysis import exprs as ex
-from ..analysis.scopes import Function
+from ..analysis.scopes import Function, Loop
 from ..analysis.tensors import Evaluator, Value
 from ..vocabulary import APPENDS, MODULE_HOOK_SLOTS, PARTIALS, STORE_METHODS
 from .candidates import Candidate
@@ -111,12 +111,12 @@ class ModuleHooks:
         if isinstance(node.value, cst.Name):
             self.returned.add((id(fn), node.value.value))
 
-    def keeping(self, stores: list[Candidate], taken_out: list[tuple[Function, str]]
+    def keeping(self, stores: list[Candidate], taken_out: list[tuple[Function, str, tuple[Loop, ...]]]
                 ) -> Iterator[tuple[Candidate, str]]:
         """Each store of a module hook that keeps what the module gives it, with the hook's name."""
         if not self.trains:
             return
-        emptied = {path for _, path in taken_out}
+        emptied = {path for _, path, loops in taken_out if any(loop.is_step for loop in loops)}
         for c, param, reg in self.lambda_stores:
             if param in c.value.deps and not _emptied(c, c.fn, emptied) and not self._scoped(reg, c):
                 yield c, "the lambda"
@@ -145,15 +145,16 @@ class ModuleHooks:
 
 
 def _emptied(c: Candidate, scope: Function | None, emptied: set[str]) -> bool:
-    """The container is cleared, popped or deleted from somewhere in the file, or rebound in a loop of the
-    scope that owns it (each step then starts a new one)."""
+    """The container is cleared, popped or deleted from in a loop over steps somewhere in the file, or rebound in
+    such a loop of the scope that owns it: each step then starts afresh (emptied once an epoch, an epoch of graphs
+    is still kept, as for CYC305's other cases)."""
     if c.acc in emptied:
         return True
     root = c.acc.split(".")[0]
     while scope is not None:
         binding = scope.bindings.get(root)
         if binding is not None:
-            return bool(binding.loops)
+            return any(loop.is_step for loop in binding.loops)
         scope = scope.parent
     return False
 

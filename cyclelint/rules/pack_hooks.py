@@ -17,7 +17,7 @@ import libcst as cst
 
 from ..analysis import exprs as ex
 from ..analysis.bindings import assigned_choices
-from ..analysis.scopes import Function
+from ..analysis.scopes import Function, Loop
 from ..vocabulary import CLEAR_METHODS, PACK_HOOK_REGISTRARS
 
 if TYPE_CHECKING:
@@ -43,12 +43,13 @@ class PackHooks:
     def __init__(self):
         self.registered: list[Registration] = []
         self.stores: list[Candidate] = []  # each with its function
-        self.taken_out: list[tuple[Function, str]] = []  # (function, container path) it deletes from
+        # (function, container path it deletes from, the loops around the deletion)
+        self.taken_out: list[tuple[Function, str, tuple[Loop, ...]]] = []
 
     def note_call(self, call: cst.Call, fn: Function) -> None:
         name, recv = ex.method_name(call), ex.receiver(call)
         if name in CLEAR_METHODS and recv is not None and (path := ex.dotted(ex.strip_items(recv))):
-            self.taken_out.append((fn, path))
+            self.taken_out.append((fn, path, tuple(fn.loops)))
         if ex.last_part(ex.callee(call) or "") in PACK_HOOK_REGISTRARS or (name == "__init__" and _hooks_base(call, fn)):
             pack, unpack = ex.arg(call, 0, "pack_hook"), ex.arg(call, 1, "unpack_hook")
             if isinstance(pack, cst.Name):
@@ -58,7 +59,7 @@ class PackHooks:
     def note_del(self, node: cst.Del, fn: Function) -> None:
         for t in ex.deleted(node):
             if isinstance(t, cst.Subscript) and (path := ex.dotted(ex.strip_items(t))):
-                self.taken_out.append((fn, path))
+                self.taken_out.append((fn, path, tuple(fn.loops)))
 
     def keeping(self, evaluator: Evaluator) -> Iterator[tuple[Candidate, str]]:
         """Each store of a pack hook that keeps the tensor it is given, with the hook's name."""
@@ -74,7 +75,7 @@ class PackHooks:
         """The pack hook itself deletes from ``path`` (a window of recent entries), or every function the unpack
         hook may be (a def, or a local bound to one of several) does."""
         def deletes(name: str) -> bool:
-            return any(f.name == name and visible(f, reg.scope) and p == path for f, p in self.taken_out)
+            return any(f.name == name and visible(f, reg.scope) and p == path for f, p, _ in self.taken_out)
 
         unpacks = _aliases(reg.scope, reg.unpack) if reg.unpack else set()
         return deletes(reg.pack) or (bool(unpacks) and all(map(deletes, unpacks)))
