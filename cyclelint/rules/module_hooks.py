@@ -51,7 +51,7 @@ class ModuleHooks:
         self.lambda_stores: list[tuple[Candidate, str, Registration]] = []
         self.returned: set[tuple[int, str]] = set()  # (function, name it returns)
         self.trains = False  # the file runs a backward pass somewhere
-        self.removed: set[tuple[int, str]] = set()  # (function, handle or list of handles) it removes
+        self.removed: set[int] = set()  # registrations whose scope removes their handle later on
 
     def note_call(self, call: cst.Call, stmt: cst.CSTNode, fn: Function, evaluator: Evaluator) -> None:
         name = ex.method_name(call)
@@ -76,11 +76,12 @@ class ModuleHooks:
             self._note_lambda(hook, Registration(fn, "lambda", slot, handle=_handle(call, stmt)), stmt, evaluator)
 
     def _note_removal(self, handle: str, fn: Function) -> None:
-        """``h.remove()``, or ``for h in handles: h.remove()``."""
-        self.removed.add((id(fn), handle))
-        for loop in fn.loops:
-            if handle in loop.targets and isinstance(loop.node, cst.For) and isinstance(loop.node.iter, cst.Name):
-                self.removed.add((id(fn), loop.node.iter.value))
+        """``h.remove()``, or ``for h in handles: h.remove()``, after the registration in the same function."""
+        names = {handle} | {loop.node.iter.value for loop in fn.loops if handle in loop.targets
+                            and isinstance(loop.node, cst.For) and isinstance(loop.node.iter, cst.Name)}
+        for reg in self.registered + [reg for _, _, reg in self.lambda_stores]:
+            if reg.scope is fn and reg.handle in names:
+                self.removed.add(id(reg))
 
     def _note_lambda(self, hook: cst.Lambda, reg: Registration, stmt: cst.CSTNode, evaluator: Evaluator) -> None:
         """``lambda m, i, o: feats.append(o)``: the value is read with the lambda's parameters bound as a
@@ -133,8 +134,7 @@ class ModuleHooks:
     def _scoped(self, reg: Registration, c: Candidate) -> bool:
         """The registering function removes the hook and owns the container: what the hook keeps lives only as
         long as that call (ultralytics' LayerCAM: hooks on the head for one forward pass, removed in ``finally``)."""
-        return (reg.handle is not None and (id(reg.scope), reg.handle) in self.removed
-                and c.acc.split(".")[0] in reg.scope.bindings)
+        return id(reg) in self.removed and c.acc.split(".")[0] in reg.scope.bindings
 
     def _is_hook(self, fn: Function, reg: Registration) -> bool:
         if not reg.factory:
