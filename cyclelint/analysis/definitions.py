@@ -6,7 +6,7 @@ import libcst as cst
 
 from ..vocabulary import EVAL_STEPS, MODULE_TYPES, NO_GRAD_CONTEXTS, is_module_class
 from . import exprs as ex
-from .holds import named_type
+from .holds import code_class, named_type
 from .scopes import ClassInfo, FileFacts, Function
 from .tensors import Value
 
@@ -39,9 +39,12 @@ def function_of(node: cst.FunctionDef, parent: Function, facts: FileFacts) -> Fu
     for param in param_nodes:
         p = param.name.value
         if p != instance:
-            # ``encoder: nn.Module``: calling it is a forward pass, whatever it is named
-            kind = named_type(param.annotation.annotation if param.annotation else None)
-            fn.env[p] = Value(module=kind in MODULE_TYPES or kind in facts.module_classes, deps=frozenset((p,)))
+            # ``encoder: nn.Module``: calling it is a forward pass, whatever it is named; ``meter: AverageMeter``:
+            # an object of that class, whose methods the project describes
+            ann = param.annotation.annotation if param.annotation else None
+            kind = named_type(ann)
+            module = kind in MODULE_TYPES or kind in facts.module_classes
+            fn.env[p] = Value(module=module, deps=frozenset((p,)), cls=None if module else code_class(ann))
     return fn
 
 
