@@ -91,3 +91,32 @@ def fit(model: nn.Module, batches, opt, objective: LossWithStats):
     line = source.splitlines().index("        history.append(stats)") + 1
     assert (line, "CYC302") in _found(source)
     assert (line, "CYC302") not in _found(source.replace('{"norm": out.norm()}', '{"norm": out.norm().item()}'))
+
+
+SESSION = """\
+import torch
+
+
+class Session:
+    def __init__(self):
+        self.inputs = {}
+
+    def add_inputs(self, frame, inputs):
+        self.inputs[frame] = inputs
+
+
+class VideoProcessor(BaseProcessor):
+    def add_points(self, session: Session, frame, points):
+        encoded = self(points=points, return_tensors="pt")
+        session.add_inputs(frame, encoded)
+"""
+
+
+@pytest.mark.parametrize(("shown", "flagged"), [
+    ("", False),  # transformers 5.23.0 modular_sam2_video.py:711: a processor's self(...) runs its own __call__
+    ("    def forward(self, points, return_tensors):\n        return points\n", True),
+    ("    def __init__(self):\n        self.proj = torch.nn.Linear(2, 2)\n", True),  # it holds a submodule
+])
+def test_self_called_is_a_forward_pass_in_a_class_that_shows_it_is_a_module(shown, flagged):
+    source = SESSION.replace("class VideoProcessor(BaseProcessor):\n", "class VideoProcessor(BaseProcessor):\n" + shown)
+    assert _found(source) == ([(9, "CYC305")] if flagged else [])

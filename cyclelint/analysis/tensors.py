@@ -345,7 +345,9 @@ class Evaluator:
 
     def _is_model_callee(self, func: cst.BaseExpression, fn: Function, last: str) -> bool:
         if isinstance(func, cst.Name) and func.value == fn.instance:
-            return True
+            # self(x) runs forward() in a class that is or shows it is a module (forward, submodules), not in a processor
+            cls = method.cls if (method := fn.enclosing_method()) else None
+            return cls is None or cls.is_module or "forward" in self.later_methods.get(cls.name, ()) or bool(cls.module_attrs)
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == fn.instance:
             # self.inner(x) in a module: an attribute holding a callable, most likely a submodule
             method = fn.enclosing_method()
