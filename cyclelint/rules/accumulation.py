@@ -63,7 +63,6 @@ SPREADS = frozenset({"extend", "extendleft"})  # the argument's elements are wha
 AUG_OPS = (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.DivideAssign)
 
 
-
 class AccumulationRule(Checker):
     codes = ("CYC301", "CYC302", "CYC303", "CYC304", "CYC305")
 
