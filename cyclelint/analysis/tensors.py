@@ -344,14 +344,12 @@ class Evaluator:
         return tuple(_of_part(self.returns.called(key, slots, i)) for i in range(count))
 
     def _is_model_callee(self, func: cst.BaseExpression, fn: Function, last: str) -> bool:
+        cls = method.cls if fn.instance and (method := fn.enclosing_method()) else None
         if isinstance(func, cst.Name) and func.value == fn.instance:
             # self(x) runs forward() in a class that is or shows it is a module (forward, submodules), not in a processor
-            cls = method.cls if (method := fn.enclosing_method()) else None
             return cls is None or cls.is_module or "forward" in self.later_methods.get(cls.name, ()) or bool(cls.module_attrs)
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == fn.instance:
             # self.inner(x) in a module: an attribute holding a callable, most likely a submodule
-            method = fn.enclosing_method()
-            cls = method.cls if method else None
             if cls and last in cls.methods:  # self.path_of_module(m) is a method, self.forward(x) a forward pass
                 return (last in FORWARD_METHODS or loss_like(last)) and last not in cls.grad_off
             if cls and last in self.later_methods.get(cls.name, ()):
