@@ -15,7 +15,7 @@ from .grad_wrappers import grad_off_by_class, grad_off_decorators, may_turn_grad
 from .noqa import SKIP_FILE, noqa_codes, suppressed, unknown_codes
 from .parsing import AstError, libcst_may_try, libcst_syntax_message, parse_ast, parse_cst
 from .prefilter import scan_file
-from .project.records import ClassSummary, FileResult, PendingCtor, PendingState, Placed
+from .project.records import ClassSummary, FileResult, PendingCtor, PendingDispatch, PendingState, Placed, StateGrowth
 from .unused_noqa import CODE as NOQA_CODE
 from .unused_noqa import may_apply as noqa_may_apply
 
@@ -161,7 +161,11 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
         if isinstance(placed, PendingCtor):  # its noqa is judged with the code it resolves to
             result.ctors.append(replace(placed, noqa=noqa_at(line)))
         elif not suppressed(record.code, noqa_at(line)):
-            (result.states if isinstance(placed, PendingState) else result.caches).append(placed)
+            kept = {PendingState: result.states, PendingDispatch: result.dispatches}.get(type(placed), result.caches)
+            kept.append(placed)
+    for st in result.states:  # what a subclass's override does with what its base class hands it
+        if st.deps and st.cls in result.classes:
+            result.classes[st.cls].grows.setdefault(st.method, StateGrowth(st.params, st.deps, st.line, st.decorators))
     return found
 
 

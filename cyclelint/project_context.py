@@ -35,7 +35,7 @@ def project_root(path: str) -> str | None:
 
 
 def asks_the_project(result: FileResult) -> bool:
-    return bool(result.ctors or result.states or result.caches)
+    return bool(result.ctors or result.states or result.caches or result.dispatches)
 
 
 class Project:
@@ -64,7 +64,8 @@ class Project:
                     self._known.add(real)
                     self.work.append((path, self.rules.codes(path)))
         for res in run_jobs(self.work[len(self.results):], self.workers, self.cache):
-            res.ctors, res.states, res.caches = [], [], []  # their own questions are not asked: their findings are not reported
+            # their own questions are not asked: their findings are not reported
+            res.ctors, res.states, res.caches, res.dispatches = [], [], [], []
             self.results.append(res)
 
     def resolve(self, results: list[FileResult], work: list[tuple[str, frozenset[str]]] | None = None) -> None:

@@ -16,6 +16,16 @@ class MethodKeeps:
 
 
 @dataclass
+class StateGrowth:
+    """A method that grows instance state from some of its arguments (a CYC305 candidate left to the project)."""
+
+    params: list[str]  # after the instance
+    deps: list[str]  # the parameters the grown value comes from
+    line: int
+    decorators: list[str] = field(default_factory=list)  # of the method, defined elsewhere: one may turn grad off
+
+
+@dataclass
 class ClassSummary:
     """What other files need to know about a class: which ``__init__`` parameters it keeps, and which
     arguments its other methods keep."""
@@ -29,6 +39,7 @@ class ClassSummary:
     no_grad_defs: list[str] = field(default_factory=list)  # methods it defines under no_grad/inference_mode
     methods: list[str] = field(default_factory=list)  # the methods it defines, ``__init__`` aside
     keeps: dict[str, MethodKeeps] = field(default_factory=dict)  # those that store an argument on the instance
+    grows: dict[str, StateGrowth] = field(default_factory=dict)  # those that grow instance state from arguments
 
 
 @dataclass(kw_only=True)
@@ -79,6 +90,19 @@ class PendingState(Placed):
 
 
 @dataclass
+class PendingDispatch(Placed):
+    """``self.method(...)`` in a method of ``cls`` passing graph-attached values (``slots``): a CYC305 at
+    the call once a subclass somewhere in the project overrides ``method`` to grow its state from them
+    (Lightning 1.0's ``Metric.forward`` calling ``self.update(*args)``). ``message`` has ``{override}``."""
+
+    code: ClassVar[str] = "CYC305"
+    cls: str
+    method: str
+    slots: list[int | str]
+    message: str
+
+
+@dataclass
 class PendingCache(Placed):
     """A cached method: a CYC402 once some file of the project defines ``decorator`` as a function
     that builds an lru_cache ("": functools' own) and ``cls`` is an nn.Module through its bases
@@ -105,14 +129,21 @@ class FileResult:
     cache_factories: list[str] = field(default_factory=list)  # module-level functions that build an lru_cache
     grad_off_decorators: list[str] = field(default_factory=list)  # module-level functions: decoratee runs grad off
     caches: list[PendingCache] = field(default_factory=list)
+    dispatches: list[PendingDispatch] = field(default_factory=list)
 
 
 def slot_params(slots, params: list[str]) -> set[str]:
-    """The parameter names that call slots (an index after ``self``, or a keyword) land in."""
+    """The parameter names that call slots (an index after ``self``, or a keyword) land in. ``"*2"``
+    (``*args`` as the third argument) stands for every parameter from the third on, ``"**"``
+    (``**kwargs``) for every parameter."""
     out = set()
     for slot in slots:
         if isinstance(slot, int) and slot < len(params):
             out.add(params[slot])
+        elif slot == "**":
+            out.update(params)
+        elif isinstance(slot, str) and slot.startswith("*"):
+            out.update(params[int(slot[1:]):])
         elif slot in params:
             out.add(slot)
     return out

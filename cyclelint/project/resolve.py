@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from ..findings import Finding
 from ..noqa import suppressed
 from ..vocabulary import registers
-from .records import ClassSummary, FileResult, PendingCtor, slot_params
+from .records import ClassSummary, FileResult, PendingCtor, StateGrowth, slot_params
 
 
 def resolve_project(results: Iterable[FileResult]) -> None:
@@ -18,6 +18,7 @@ def resolve_project(results: Iterable[FileResult]) -> None:
         for name, summary in res.classes.items():
             project.setdefault(name, []).append(summary)
     _resolve_states(results)
+    _resolve_dispatches(results)
     _resolve_caches(results)
     pending = [res for res in results if res.ctors]
     if not pending:
@@ -49,6 +50,9 @@ def feeding_candidates(results: Sequence[FileResult]) -> list[int]:
         return []
     methods = {method for _, method in wanted}  # the cheap test first: bases are looked up for these only
     files, homes = _class_index(results)
+    # a base class calling self.method(...) feeds its subclasses' overrides
+    wanted |= {(name, st.method) for res in results for st in res.states
+               for _, name in _with_bases(st.cls, res.path, files, homes)}
     return [i for i, res in enumerate(results)
             if any((name, method) in wanted for cls, method in res.may_feed if method in methods
                    for _, name in _with_bases(cls, res.path, files, homes))]
@@ -95,6 +99,37 @@ def _resolve_states(results: list[FileResult]) -> None:
                 res.findings.append(Finding(res.path, st.line, st.column, st.end_line, st.end_column, "CYC305",
                                             st.message + why))
         res.states = []
+
+
+def _resolve_dispatches(results: list[FileResult]) -> None:
+    """CYC305 at ``self.method(...)`` in a class whose subclass, anywhere in the project, overrides
+    ``method`` to grow its state from what the call passes it, unless the subclass runs the method with
+    grad off (a wrapper of its class chain, or a decorator of the project)."""
+    if not any(res.dispatches for res in results):
+        return
+    files, homes = _class_index(results)
+    grad_off_decorators = {name for res in results for name in res.grad_off_decorators}
+    # (base's file, base, method) -> (where the override grows state, how)
+    overrides: dict[tuple[str, str, str], list[tuple[str, StateGrowth]]] = {}
+    for res in results:
+        for name, summary in res.classes.items():
+            for method, growth in summary.grows.items():
+                chain = _with_bases(name, res.path, files, homes)
+                if grad_off_decorators.intersection(growth.decorators) or any(
+                        method in files[home].classes[base].grad_off for home, base in chain):
+                    continue
+                for home, base in chain - {(res.path, name)}:
+                    overrides.setdefault((home, base, method), []).append(
+                        (f"{name}.{method} ({res.path}:{growth.line}", growth))
+    for res in results:
+        for call in res.dispatches:
+            found = sorted(where for where, growth in overrides.get((res.path, call.cls, call.method), [])
+                           if slot_params(call.slots, growth.params) & set(growth.deps))
+            if found:
+                more = f"; {len(found) - 1} more overrides do too" if len(found) > 1 else ""
+                res.findings.append(Finding(res.path, call.line, call.column, call.end_line, call.end_column,
+                                            call.code, call.message.replace("{override}", found[0] + more + ")")))
+        res.dispatches = []
 
 
 def _defined_without_grad(source: str, seen_from: str, files: dict[str, FileResult],

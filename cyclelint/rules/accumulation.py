@@ -16,7 +16,7 @@ from ..analysis.cst_reading import CST
 from ..analysis.scopes import Function
 from ..analysis.tensors import Value
 from ..judgements import concat_of, grows
-from ..project.records import PendingState, slot_params
+from ..project.records import PendingDispatch, PendingState, slot_params
 from ..vocabulary import (
     APPENDS,
     CONCAT_FUNCS,
@@ -57,6 +57,9 @@ MESSAGES = {
     "CYC305": "{acc} grows with graph-attached values on every call: the instance keeps the autograd graph of "
     "every call alive; update it from {val}.detach() or under torch.no_grad()",
 }
+DISPATCH_MESSAGE = ("{call} passes {passed} to {method}(), and its override {{override}} grows instance state "
+                    "with them: each instance keeps the autograd graph of every call alive; make the call under "
+                    "torch.no_grad() or detach what the override keeps")
 FIXABLE = ("CYC301", "CYC302")
 DRAINS = frozenset({"pop", "popleft"})  # item by item: a queue; clear() at epoch end still keeps an epoch
 SPREADS = frozenset({"extend", "extendleft"})  # the argument's elements are what is kept
@@ -202,8 +205,9 @@ class AccumulationRule(Checker):
             cls = method.cls.name if own else target.cls if not target.module else None
             if cls:
                 for i, a in enumerate(call.args):
-                    slot = a.keyword.value if a.keyword else i
-                    self.pending_calls.setdefault(id(fn), []).append((cls, name, slot, self.walker.value(a.value)))
+                    slot = a.keyword.value if a.keyword else "**" if a.star == "**" else f"*{i}" if a.star else i
+                    self.pending_calls.setdefault(id(fn), []).append(
+                        (cls, name, slot, self.walker.value(a.value), fn.grad_enabled, call if own else None))
 
     def _recurrence(self, stmt, acc: str, value: cst.BaseExpression, fn: Function) -> None:
         code = "CYC303" if concat_of(CST, value, acc) else "CYC301"
@@ -293,9 +297,21 @@ class AccumulationRule(Checker):
                     self.loop_found.append((c, "CYC304"))  # memory that grows with the data iterated
             elif c.state and not c.backward_only and c.acc not in resets and fn.grad_enabled:
                 self.state.append(c)
-        for cls, method, slot, val in self.pending_calls.pop(id(fn), []):
-            if val.attached or val.deps & fn.backward_names:
+        inputs = _forward_inputs(fn)
+        dispatched: dict[int, tuple[cst.Call, str, str, list, set]] = {}  # self.method(...) calls passing graphs
+        for cls, method, slot, val, grad, own_call in self.pending_calls.pop(id(fn), []):
+            attached = val.attached or bool(val.deps & fn.backward_names)
+            if attached or grad and val.deps & inputs:
                 self.evidence.setdefault((cls, method), set()).add(slot)
+                if own_call is not None:
+                    entry = dispatched.setdefault(id(own_call), (own_call, cls, method, [], set()))
+                    entry[3].append(slot)
+                    entry[4].add(attached)
+        if "CYC305" in self.enabled:
+            for call, cls, method, slots, how in dispatched.values():
+                passed = "graph-attached values" if True in how else "its inputs, which carry the caller's graph,"
+                self.hand_on(call, PendingDispatch(cls, method, slots, DISPATCH_MESSAGE.format(
+                    call=f"self.{method}(...)", passed=passed, method=method)))
 
     def leave_file(self):
         for c in self.later:
@@ -374,6 +390,13 @@ class AccumulationRule(Checker):
             return
         self.reported.add(id(c.stmt))
         self.report(c.stmt, code, _message(code, c), c.fix if code in FIXABLE else None)
+
+
+def _forward_inputs(fn: Function) -> set[str]:
+    """The parameters of ``forward`` of a module class: they carry autograd history."""
+    cls = fn.cls
+    module_forward = fn.name == "forward" and cls is not None and cls.is_module
+    return set(fn.params[1:]) if module_forward else set()
 
 
 def _message(code: str, c: Candidate) -> str:
