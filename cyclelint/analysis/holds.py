@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..vocabulary import MODULE_TYPES, TENSOR_TYPES, TYPING_NAMES, name_holds
+from ..vocabulary import MODULE_TYPES, PLAIN_TYPES, TENSOR_TYPES, TYPING_NAMES, name_holds
 from .exprs import all_params, child_nodes, dotted, last_part
 from .scopes import Function
 
@@ -64,6 +64,26 @@ def code_class(ann: cst.BaseExpression | None) -> str | None:
 def is_class_annotation(ann: cst.BaseExpression | None) -> bool:
     """``Type[nn.Module]``: the value is a class, which holds no weights whatever it is named."""
     return isinstance(ann, cst.Subscript) and last_part(dotted(ann.value)) in ("Type", "type")
+
+
+def plain_annotation(ann: cst.BaseExpression | None) -> bool:
+    """``int``, ``List[int]``, ``Tuple[int, ...]``, ``Optional[str]``, ``torch.device``: a value of that type
+    holds no tensor, so no graph (``new_size: List[int]`` beside the tensor a ``forward`` is given)."""
+    stack = [ann] if ann is not None else []
+    while stack:
+        cur = stack.pop()
+        path = dotted(cur)
+        if path is not None:
+            if last_part(path) not in PLAIN_TYPES:
+                return False
+        elif isinstance(cur, cst.Subscript):
+            stack.append(cur.value)
+            stack.extend(e.slice.value for e in cur.slice if isinstance(e.slice, cst.Index))
+        elif isinstance(cur, cst.BinaryOperation) and isinstance(cur.operator, cst.BitOr):
+            stack.extend((cur.left, cur.right))
+        elif not isinstance(cur, cst.Ellipsis):
+            return False  # a string, a call: what it names is not read here
+    return ann is not None
 
 
 def annotation_holds(ann: cst.BaseExpression | None, module_classes: set[str]) -> str | None:

@@ -50,7 +50,7 @@ def build_plan(findings: Sequence[Finding]) -> Plan:
         elif how == observe.STATE:
             hook = _growing_lambda(stmt)  # a lambda module hook: sampled as each of its calls starts, as a method is
             func = hook or src.ancestor(stmt, _FUNCS)
-            expr = accumulator(ast.Expr(hook.body)) if hook else accumulator(stmt)
+            expr = accumulator(ast.Expr(hook.body)) if hook else accumulator(stmt) or _dispatched(stmt, func)
             if func is not None and expr:
                 watch.loops.append(LoopWatch(f"S{i}", i, "entry", first_line(func), expr))
         elif how in (observe.SURVIVOR, observe.BODY):
@@ -83,6 +83,16 @@ def _growing_lambda(stmt: ast.stmt) -> ast.Lambda | None:
     for node in ast.walk(stmt):
         if isinstance(node, ast.Lambda) and accumulator(ast.Expr(node.body)):
             return node
+    return None
+
+
+def _dispatched(stmt: ast.stmt, func: ast.AST | None) -> str | None:
+    """The instance of ``self.update(x)``, a call that hands values to an override that grows the instance's
+    state: the whole instance is what grows."""
+    call = stmt.value if isinstance(stmt, ast.Expr) else None
+    instance = _instance_param(func) if isinstance(func, _FUNCS) else None
+    if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and instance:
+        return instance if isinstance(call.func.value, ast.Name) and call.func.value.id == instance else None
     return None
 
 

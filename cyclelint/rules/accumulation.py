@@ -11,8 +11,8 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis import exprs as ex
-from ..analysis.bindings import assigned_choices
 from ..analysis.cst_reading import CST
+from ..analysis.holds import annotation_of, plain_annotation
 from ..analysis.scopes import Function
 from ..analysis.tensors import Value
 from ..judgements import concat_of, grows
@@ -20,13 +20,13 @@ from ..project.records import PendingDispatch, PendingState, slot_params
 from ..vocabulary import (
     APPENDS,
     CONCAT_FUNCS,
-    HOLDING_CALLS,
     INPLACE,
     KNOWN_DECORATORS,
     MODULE_HOOK_SLOTS,
     MODULE_TYPES,
     dunder,
 )
+from .accumulation_text import DISPATCH_MESSAGE, message, worded
 from .base import Checker, Rewrite
 from .candidates import Candidate
 from .fix_safety import Proofs
@@ -45,21 +45,6 @@ from .store_shapes import (
 
 MODULE_CONTAINERS = MODULE_TYPES - {"Module"}
 
-MESSAGES = {
-    "CYC301": "{acc} accumulates graph-attached values across loop iterations: every step's autograd graph stays "
-    "alive until {acc} dies; accumulate {val}.detach() (or float({val}.detach()) for a Python number)",
-    "CYC302": "{acc} collects graph-attached tensors in a loop and is not cleared there: each keeps its whole "
-    "autograd graph alive; store {val}.detach() (and .cpu() if it must leave the device)",
-    "CYC303": "{acc} is grown by concatenating graph-attached tensors across iterations: every step's graph stays "
-    "alive and each step copies all previous ones; collect detached pieces in a list and concatenate once",
-    "CYC304": "{acc} collects device tensors in a loop: accelerator memory grows with the data; "
-    "move them off the device ({val}.cpu()) or reduce them ({val}.item())",
-    "CYC305": "{acc} grows with graph-attached values on every call: the instance keeps the autograd graph of "
-    "every call alive; update it from {val}.detach() or under torch.no_grad()",
-}
-DISPATCH_MESSAGE = ("{call} passes {passed} to {method}(), and its override {{override}} grows instance state "
-                    "with them: each instance keeps the autograd graph of every call alive; make the call under "
-                    "torch.no_grad() or detach what the override keeps")
 FIXABLE = ("CYC301", "CYC302")
 DRAINS = frozenset({"pop", "popleft"})  # item by item: a queue; clear() at epoch end still keeps an epoch
 SPREADS = frozenset({"extend", "extendleft"})  # the argument's elements are what is kept
@@ -327,20 +312,21 @@ class AccumulationRule(Checker):
         for c, hook in self.pack_hooks.keeping(self.walker.evaluator):
             if id(c.stmt) not in self.reported:
                 self.reported.add(id(c.stmt))
-                self.report(c.stmt, c.code, _worded(PACK_MESSAGE, c, hook=hook))
+                self.report(c.stmt, c.code, worded(PACK_MESSAGE, c, hook=hook))
         for c, hook in self.module_hooks.keeping(self.pack_hooks.stores, self.pack_hooks.taken_out):
             if id(c.stmt) not in self.reported:
                 self.reported.add(id(c.stmt))
-                self.report(c.stmt, "CYC305", _worded(MODULE_HOOK_MESSAGE, c, hook=hook))
+                self.report(c.stmt, "CYC305", worded(MODULE_HOOK_MESSAGE, c, hook=hook))
         for c in self.state:
             method = c.fn.enclosing_method() if c.fn else None
             if method is None or method.cls is None or id(c.stmt) in self.reported or (
                     method.cls.name, c.acc) in self.drained:
                 continue  # appended here and popped by another method (forward parks, backward takes)
             params = method.params[1:]
+            graph_params = _graph_params(method)  # an ``int`` or ``List[int]`` argument holds no graph
             # forward() of a module receives tensors that carry autograd history
-            attached = set(params) if method.name == "forward" and method.cls.is_module else set()
-            attached |= slot_params(self.evidence.get((method.cls.name, method.name), ()), params)
+            attached = _forward_inputs(method)
+            attached |= slot_params(self.evidence.get((method.cls.name, method.name), ()), params) & graph_params
             source = self.walker.evaluator.returns.source(c.value.deps)
             if source:
                 c.why = source
@@ -353,11 +339,11 @@ class AccumulationRule(Checker):
             if known and not method.cls.bases and not decorators and not unless:
                 self._emit(c, "CYC305")
             elif "CYC305" in self.enabled and not self._slot_overwrite(c) and (known or (
-                    c.value.deps & set(params) and not dunder(method.name))):  # a caller elsewhere may pass a graph
+                    c.value.deps & graph_params and not dunder(method.name))):  # a caller elsewhere may pass a graph
                 # judged with the project: a base class in another file may run the method with grad off
                 self.hand_on(c.stmt, PendingState(
-                    method.cls.name, method.name, params, sorted(c.value.deps & set(params)),
-                    _message("CYC305", c), known, decorators, unless))
+                    method.cls.name, method.name, params, sorted(c.value.deps & graph_params),
+                    message("CYC305", c), known, decorators, unless))
         self.state = []
         if "CYC305" in self.enabled:
             self.walker.facts.evidence += [(cls, method, slot) for (cls, method), slots in self.evidence.items()
@@ -389,41 +375,16 @@ class AccumulationRule(Checker):
         if self._slot_overwrite(c):
             return
         self.reported.add(id(c.stmt))
-        self.report(c.stmt, code, _message(code, c), c.fix if code in FIXABLE else None)
+        self.report(c.stmt, code, message(code, c), c.fix if code in FIXABLE else None)
 
 
 def _forward_inputs(fn: Function) -> set[str]:
     """The parameters of ``forward`` of a module class: they carry autograd history."""
     cls = fn.cls
     module_forward = fn.name == "forward" and cls is not None and cls.is_module
-    return set(fn.params[1:]) if module_forward else set()
+    return _graph_params(fn) if module_forward else set()
 
 
-def _message(code: str, c: Candidate) -> str:
-    return _worded(MESSAGES[code], c)
-
-
-def _worded(template: str, c: Candidate, **extra: str) -> str:
-    val = _short(c.expr)
-    text = template.format(acc=c.acc, val=val, **extra)
-    if _container(c.expr, c.fn):  # a dict or list holds the tensors: they are what to detach, not the container
-        text = text.replace(f"{val}.detach()", f"{val} with each tensor in it detached")
-    return f"{text} ({c.why})" if c.why else text
-
-
-def _container(expr: cst.BaseExpression, fn: Function | None) -> bool:
-    """A dict or list display, or a local name whose last binding is a plain ``stats = {...}``."""
-    binding = fn.bindings.get(expr.value) if fn is not None and isinstance(expr, cst.Name) else None
-    return all(isinstance(e, (cst.Dict, cst.List, cst.Tuple, cst.DictComp, cst.ListComp)) or (
-        isinstance(e, cst.Call) and ex.callee(e) in HOLDING_CALLS)
-        for e in assigned_choices(binding.stmt if binding else None) or [expr])
-
-
-def _short(expr: cst.BaseExpression) -> str:
-    if isinstance(expr, cst.Call) and ex.method_name(expr) == "cpu" and not expr.args:
-        return _short(expr.func.value)  # ``x.cpu()`` keeps x's graph: the advice is to detach x, not ``x.cpu(...)``
-    if isinstance(expr, (cst.Name, cst.Attribute)):
-        return ex.dotted(expr) or "value"
-    if isinstance(expr, cst.Call) and ex.dotted(expr.func):
-        return (ex.dotted(expr.func) or "") + "(...)"
-    return "value"
+def _graph_params(fn: Function) -> set[str]:
+    """The parameters after the instance that may hold a graph: not those annotated ``int``, ``List[int]``..."""
+    return {p for p in fn.params[1:] if not plain_annotation(annotation_of(p, fn))}
