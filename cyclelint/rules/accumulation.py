@@ -283,20 +283,21 @@ class AccumulationRule(Checker):
             elif c.state and not c.backward_only and c.acc not in resets and fn.grad_enabled:
                 self.state.append(c)
         inputs = _forward_inputs(fn)
-        dispatched: dict[int, tuple[cst.Call, str, str, list, set]] = {}  # self.method(...) calls passing graphs
+        handed: dict[int, tuple[cst.Call, PendingDispatch]] = {}  # self.method(...) calls passing graphs
+        with_graph: set[int] = set()  # ... of which some argument is attached here, not only an input of forward()
         for cls, method, slot, val, grad, own_call in self.pending_calls.pop(id(fn), []):
             attached = val.attached or bool(val.deps & fn.backward_names)
             if attached or grad and val.deps & inputs:
                 self.evidence.setdefault((cls, method), set()).add(slot)
                 if own_call is not None:
-                    entry = dispatched.setdefault(id(own_call), (own_call, cls, method, [], set()))
-                    entry[3].append(slot)
-                    entry[4].add(attached)
-        if "CYC305" in self.enabled:
-            for call, cls, method, slots, how in dispatched.values():
-                passed = "graph-attached values" if True in how else "its inputs, which carry the caller's graph,"
-                self.hand_on(call, PendingDispatch(cls, method, slots, DISPATCH_MESSAGE.format(
-                    call=f"self.{method}(...)", passed=passed, method=method)))
+                    _, record = handed.setdefault(id(own_call), (own_call, PendingDispatch(cls, method, [], "")))
+                    record.slots.append(slot)
+                    with_graph |= {id(own_call)} if attached else set()
+        for key, (call, record) in handed.items() if "CYC305" in self.enabled else ():
+            passed = "graph-attached values" if key in with_graph else "its inputs, which carry the caller's graph,"
+            record.message = DISPATCH_MESSAGE.format(call=f"self.{record.method}(...)", passed=passed,
+                                                     method=record.method)
+            self.hand_on(call, record)
 
     def leave_file(self):
         for c in self.later:
