@@ -46,7 +46,8 @@ RULES: dict[str, Rule] = {
         Rule("CYC304", "device-tensors-collected", "device tensors collected without graph in an outer container",
              default=False, observed="loop"),
         Rule("CYC305", "graph-accumulated-state",
-             "instance state, or a container a module hook fills, grown with graph-attached values across calls",
+             "instance state, or a container a module hook or a training-step function fills, grown with "
+             "graph-attached values across calls",
              observed="state"),
         Rule("CYC401", "exception-or-frame-kept", "exception, traceback or frame kept beyond its handler"),
         Rule("CYC402", "cache-on-method", "functools cache on an instance method", observed="body"),

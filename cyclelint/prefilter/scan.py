@@ -62,7 +62,7 @@ class Scan:
         self.class_name: str | None = None  # the class whose body is being read
         self.fn_data_accumulates = False  # an accumulation inside a loop over data
         self.fn_step = False  # the current function calls backward()/step()/zero_grad()
-        self.fn_accumulates = False  # ...and accumulates inside one of its loops
+        self.fn_accumulates = False  # ...and accumulates, in a loop or into what outlives the call (a step's store)
         # the current method could see graph-attached values (CYC305): True, or (its Function,
         # instance) when only a call in its body can tell (dunder methods), asked at the end
         self.evidence: bool | tuple = True
@@ -72,11 +72,12 @@ class Scan:
         self.exc_locals: set[str] = set()  # locals bound to a new exception
 
     def accumulate(self) -> None:
-        """An accumulation statement: a CYC3 candidate inside a loop over data, or inside any loop
-        of a function that steps; both need graph evidence in the function (judged at its end)."""
+        """An accumulation statement: a CYC3 candidate inside a loop over data, or anywhere in a function
+        that steps (in a loop, or into a container the function does not bind: rules/step_stores.py); both
+        need graph evidence in the function (judged at its end)."""
         if any(self.loop_stack):
             self.fn_data_accumulates = True
-        elif self.loop_stack:
+        else:
             self.fn_accumulates = True
 
     def end_of_function(self) -> None:

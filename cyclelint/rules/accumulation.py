@@ -34,6 +34,8 @@ from .module_hooks import MESSAGE as MODULE_HOOK_MESSAGE
 from .module_hooks import ModuleHooks
 from .pack_hooks import MESSAGE as PACK_MESSAGE
 from .pack_hooks import PackHooks
+from .step_stores import MESSAGE as STEP_MESSAGE
+from .step_stores import StepStores
 from .store_shapes import (
     NOT_A_TENSOR,
     builds_list,
@@ -80,6 +82,7 @@ class AccumulationRule(Checker):
         self.set_later: set[tuple[str, str]] = set()
         self.pack_hooks = PackHooks()  # stores into what a function does not bind: judged if it is a pack hook
         self.module_hooks = ModuleHooks()  # ... or a module hook
+        self.step_stores = StepStores()  # ... or a function that runs a backward pass
 
     # -- events ------------------------------------------------------------
     def on_augassign(self, node, fn):
@@ -217,6 +220,8 @@ class AccumulationRule(Checker):
         if code == "CYC302" and fn.params and fn.node is not None and root not in fn.params and (
                 binding is None or state):  # a container that outlives the call: kept across a hook's calls
             self.pack_hooks.stores.append(Candidate(stmt, code, acc, expr, val, (), state, fn))
+        if fn.node is not None and binding is None and not state and root not in fn.params:
+            self.step_stores.note(Candidate(stmt, code, acc, expr, val, (), False, fn), fn)  # ... or a step's
 
     def _rewrite(self, stmt, exprs: list[cst.BaseExpression], code: str, acc: str, fn: Function,
                  spread: bool) -> Rewrite | None:
@@ -257,6 +262,7 @@ class AccumulationRule(Checker):
         self.consumed = {key for key in consumed if key[0] != id(fn)}
         self.proofs.pop(id(fn), None)
         self.module_hooks.trains |= bool(fn.backward_names)
+        self.step_stores.leave_function(fn)
         backward = set(fn.backward_names)
         for name in list(backward):
             v = fn.env.get(name)
@@ -318,6 +324,10 @@ class AccumulationRule(Checker):
             if id(c.stmt) not in self.reported:
                 self.reported.add(id(c.stmt))
                 self.report(c.stmt, "CYC305", worded(MODULE_HOOK_MESSAGE, c, hook=hook))
+        for c, step in self.step_stores.keeping(self.pack_hooks.taken_out):
+            if id(c.stmt) not in self.reported:
+                self.reported.add(id(c.stmt))
+                self.report(c.stmt, "CYC305", worded(STEP_MESSAGE, c, step=step))
         for c in self.state:
             method = c.fn.enclosing_method() if c.fn else None
             if method is None or method.cls is None or id(c.stmt) in self.reported or (

@@ -117,13 +117,12 @@ class ModuleHooks:
         """Each store of a module hook that keeps what the module gives it, with the hook's name."""
         if not self.trains:
             return
-        emptied = {path for _, path, loops in taken_out if any(loop.is_step for loop in loops)}
         for c, param, reg in self.lambda_stores:
-            if param in c.value.deps and not _emptied(c, c.fn, emptied) and not self._scoped(reg, c):
+            if param in c.value.deps and not emptied_in_steps(c, c.fn, taken_out) and not self._scoped(reg, c):
                 yield c, "the lambda"
         for c in stores:
             fn = c.fn
-            if c.state or fn is None or _emptied(c, fn.parent, emptied) or _overwrites(c, fn):
+            if c.state or fn is None or emptied_in_steps(c, fn.parent, taken_out) or _overwrites(c, fn):
                 continue
             for reg in self.registered:
                 if self._is_hook(fn, reg) and reg.slot < len(fn.params) and fn.params[reg.slot] in c.value.deps:
@@ -144,11 +143,12 @@ class ModuleHooks:
                 and (id(factory), fn.name) in self.returned)
 
 
-def _emptied(c: Candidate, scope: Function | None, emptied: set[str]) -> bool:
-    """The container is cleared, popped or deleted from in a loop over steps somewhere in the file, or rebound in
-    such a loop of the scope that owns it: each step then starts afresh (emptied once an epoch, an epoch of graphs
-    is still kept, as for CYC305's other cases)."""
-    if c.acc in emptied:
+def emptied_in_steps(c: Candidate, scope: Function | None, taken_out: list[tuple[Function, str, tuple[Loop, ...]]]
+                     ) -> bool:
+    """The container is cleared, popped or deleted from in a loop over steps somewhere in the file (``taken_out``),
+    or rebound in such a loop of ``scope`` or a scope around it that owns it: each step then starts afresh (emptied
+    once an epoch, an epoch of graphs is still kept, as for CYC305's other cases)."""
+    if any(path == c.acc and any(loop.is_step for loop in loops) for _, path, loops in taken_out):
         return True
     root = c.acc.split(".")[0]
     while scope is not None:
