@@ -74,10 +74,11 @@ MODULE_TYPES = frozenset({"Module", "ModuleList", "ModuleDict", "Sequential"})
 # typing constructs an annotation may name instead of a class of the code
 TYPING_NAMES = frozenset({"Any", "Callable", "Optional", "Union", "Type", "Dict", "List", "Tuple", "Set", "Sequence",
                           "Mapping", "Iterable", "Iterator", "Literal", "TypeVar", "Self"})
-# Annotations whose values hold no tensor: numbers, strings, their containers, devices and dtypes.
-PLAIN_TYPES = frozenset({"int", "float", "bool", "str", "bytes", "complex", "None", "List", "list", "Tuple", "tuple",
-                         "Sequence", "Optional", "Union", "Dict", "dict", "Set", "set", "Literal", "device", "dtype",
-                         "Size"})
+# Annotations whose values hold no graph: integers (an integer tensor cannot require grad), strings, their
+# containers, devices and dtypes. Not ``float``: code annotates as ``float`` the 0-dim tensors it passes (trl 0.8.3
+# ``store_metrics(self, metrics: Dict[str, float])`` is given graph-attached losses).
+PLAIN_TYPES = frozenset({"int", "bool", "str", "bytes", "None", "List", "list", "Tuple", "tuple", "Sequence",
+                         "Optional", "Union", "Dict", "dict", "Set", "set", "Literal", "device", "dtype", "Size"})
 FRAME_CALLS = frozenset({"currentframe", "_getframe", "stack", "trace"})
 # Decorators of the language, typing and torch that neither cache a method nor hide what it does with grad
 # (no need to ask the project about them).

@@ -189,12 +189,15 @@ def test_confirm_watches_the_instance_at_the_calling_method():
     (": torch.device", "", False),
     ("", ": Tuple[int, ...]", False),
     ("", ": Tensor", True),
+    # trl 0.8.3 cpo_trainer.py:830 store_metrics(self, metrics: Dict[str, float]) is given graph-attached losses
+    ("", ": Dict[str, float]", True),
+    (": float", "", True),
 ])
 def test_an_argument_annotated_as_plain_values_holds_no_graph(forward_ann, record_ann, flagged):
     """timm 1.0.31 layers/patch_embed.py:469-480: ``forward(patch_embed, new_size: List[int])`` hands the size to a
     method that caches a matrix per size; the size is no input that carries a graph."""
     source = f"""\
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 import torch
 from torch import Tensor, nn
 
