@@ -195,7 +195,7 @@ class AccumulationRule(Checker):
                 for i, a in enumerate(call.args):
                     slot = a.keyword.value if a.keyword else "**" if a.star == "**" else f"*{i}" if a.star else i
                     self.pending_calls.setdefault(id(fn), []).append(
-                        (cls, name, slot, self.walker.value(a.value), fn.grad_enabled, call if own else None))
+                        (cls, name, slot, self.walker.value(a.value), fn.grad_enabled, (call, stmt) if own else None))
 
     def _recurrence(self, stmt, acc: str, value: cst.BaseExpression, fn: Function) -> None:
         code = "CYC303" if concat_of(CST, value, acc) else "CYC301"
@@ -289,21 +289,22 @@ class AccumulationRule(Checker):
             elif c.state and not c.backward_only and c.acc not in resets and fn.grad_enabled:
                 self.state.append(c)
         inputs = _forward_inputs(fn)
-        handed: dict[int, tuple[cst.Call, PendingDispatch]] = {}  # self.method(...) calls passing graphs
+        handed: dict[int, tuple[cst.CSTNode, PendingDispatch]] = {}  # self.method(...) calls passing graphs
         with_graph: set[int] = set()  # ... of which some argument is attached here, not only an input of forward()
         for cls, method, slot, val, grad, own_call in self.pending_calls.pop(id(fn), []):
             attached = val.attached or bool(val.deps & fn.backward_names)
             if attached or grad and val.deps & inputs:
                 self.evidence.setdefault((cls, method), set()).add(slot)
-                if own_call is not None:
-                    _, record = handed.setdefault(id(own_call), (own_call, PendingDispatch(cls, method, [], "")))
+                if own_call is not None:  # placed at its statement: CPython's tree places statements cheaply
+                    call, stmt = own_call
+                    _, record = handed.setdefault(id(call), (stmt, PendingDispatch(cls, method, [], "")))
                     record.slots.append(slot)
-                    with_graph |= {id(own_call)} if attached else set()
-        for key, (call, record) in handed.items() if "CYC305" in self.enabled else ():
+                    with_graph |= {id(call)} if attached else set()
+        for key, (stmt, record) in handed.items() if "CYC305" in self.enabled else ():
             passed = "graph-attached values" if key in with_graph else "its inputs, which carry the caller's graph,"
             record.message = DISPATCH_MESSAGE.format(call=f"self.{record.method}(...)", passed=passed,
                                                      method=record.method)
-            self.hand_on(call, record)
+            self.hand_on(stmt, record)
 
     def leave_file(self):
         for c in self.later:
