@@ -302,8 +302,7 @@ class AccumulationRule(Checker):
                     with_graph |= {id(call)} if attached else set()
         for key, (stmt, record) in handed.items() if "CYC305" in self.enabled else ():
             passed = "graph-attached values" if key in with_graph else "its inputs, which carry the caller's graph,"
-            record.message = DISPATCH_MESSAGE.format(call=f"self.{record.method}(...)", passed=passed,
-                                                     method=record.method)
+            record.message = DISPATCH_MESSAGE.format(passed=passed, method=record.method)
             self.hand_on(stmt, record)
 
     def leave_file(self):

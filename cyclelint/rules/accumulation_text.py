@@ -21,9 +21,9 @@ MESSAGES = {
     "CYC305": "{acc} grows with graph-attached values on every call: the instance keeps the autograd graph of "
     "every call alive; update it from {val}.detach() or under torch.no_grad()",
 }
-DISPATCH_MESSAGE = ("{call} passes {passed} to {method}(), and its override {{override}} grows instance state "
-                    "with them: each instance keeps the autograd graph of every call alive; make the call under "
-                    "torch.no_grad() or detach what the override keeps")
+DISPATCH_MESSAGE = ("self.{method}(...) passes {passed} to {method}(), and its override {{override}} grows "
+                    "instance state with them: each instance keeps the autograd graph of every call alive; make the "
+                    "call under torch.no_grad() or detach what the override keeps")
 
 
 def message(code: str, c: Candidate) -> str:
