@@ -3,8 +3,10 @@ what needs the whole project (constructor calls that keep ``self``), sort."""
 from __future__ import annotations
 
 import ast
+import gc
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 from .classtable import cache_factories, class_methods, class_summaries
@@ -28,6 +30,22 @@ class Edits:
     found: list = field(default_factory=list)
 
 
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cycle collector off while one file is linted. Parsing and judging a file allocate hundreds of
+    thousands of objects that all live until it is done, and every automatic collection meanwhile
+    traverses them again: an eighth of a cold run's time (transformers, one process: 10 s of 77 s).
+    What the file leaves as cyclic garbage goes at the first automatic collection after it."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
+
+
+@collector_paused()
 def lint_source(source: bytes | str, path: str, enabled: frozenset[str], apply_noqa: bool = True,
                 prefilter: bool = True, edits: Edits | None = None) -> FileResult:
     """Lint one file's contents. Never raises for bad input: it becomes ``error``.
