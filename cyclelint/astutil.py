@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 
 from .vocabulary import STORE_METHODS
 
@@ -140,10 +141,12 @@ def statements(body, into_defs: bool = True):
         stack.extend(reversed(_inner_statements(node)))
 
 
-def class_defs(tree: ast.Module) -> list[ast.ClassDef]:
+@lru_cache(maxsize=1)
+def class_defs(tree: ast.Module) -> tuple[ast.ClassDef, ...]:
     """Every class of the module in source order, under ``if``/``with`` blocks and in functions too:
-    one reading of "the file's classes" for every table that describes them."""
-    return [node for node in statements(tree.body) if isinstance(node, ast.ClassDef)]
+    one reading of "the file's classes" for every table that describes them. Remembered for the
+    file at hand: the pre-filter and the class table each ask, and the answer walks every statement."""
+    return tuple(node for node in statements(tree.body) if isinstance(node, ast.ClassDef))
 
 
 def _inner_statements(node: ast.AST) -> list[ast.stmt]:
