@@ -7,41 +7,72 @@ from functools import lru_cache
 from .vocabulary import STORE_METHODS
 
 _SKIP_FIELDS = frozenset({"ctx", "op", "ops", "type_comment", "kind", "conversion", "format_spec"})
-_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+# ASDL's builtin types: fields of these never hold a node (``Name.id``, ``Constant.value``, ``Global.names``)
+_LEAF_TYPES = frozenset({"identifier", "string", "constant", "int"})
 
 
-def _child_fields(cls: type) -> tuple[str, ...]:
-    fields = _CHILD_FIELDS.get(cls)
-    if fields is None:
-        fields = _CHILD_FIELDS[cls] = tuple(f for f in cls._fields if f not in _SKIP_FIELDS)
-    return fields
+class _PerClass(dict):
+    """A fact about node classes, worked out the first time a class is met: hot loops then pay one lookup."""
+
+    def __init__(self, work_out):
+        super().__init__()
+        self.work_out = work_out
+
+    def __missing__(self, cls: type):
+        value = self[cls] = self.work_out(cls)
+        return value
+
+
+def _shape(cls: type) -> tuple[tuple[str, bool | None], ...]:
+    """(field, holds a list) for each field of ``cls`` that may hold nodes, in field order, read from the
+    signature CPython gives each node class as its docstring (``Dict(expr* keys, expr* values)``). None
+    for "holds a list" where the docstring does not read so: the field is then tested as it is walked."""
+    doc = (cls.__doc__ or "").strip()
+    declared: dict[str, str | None] = {}
+    if doc.startswith(cls.__name__ + "(") and doc.endswith(")"):
+        for part in filter(None, (p.strip() for p in doc[len(cls.__name__) + 1:-1].split(","))):
+            kind, _, name = part.rpartition(" ")
+            declared[name] = kind
+    if set(declared) != set(cls._fields):
+        declared = dict.fromkeys(cls._fields)
+    return tuple((name, None if kind is None else kind.endswith("*")) for name, kind in declared.items()
+                 if name not in _SKIP_FIELDS and (kind is None or kind.rstrip("*?") not in _LEAF_TYPES))
+
+
+_SHAPES = _PerClass(_shape)
+
+
+def _nodes_in(value) -> list[ast.AST]:
+    if isinstance(value, ast.AST):
+        return [value]
+    return [v for v in value if isinstance(v, ast.AST)] if isinstance(value, list) else []
 
 
 def child_nodes(node: ast.AST) -> list[ast.AST]:
     """``ast.iter_child_nodes`` without the context, operator and annotation-comment leaves."""
     out: list[ast.AST] = []
-    for name in _child_fields(type(node)):
-        value = getattr(node, name, None)
-        if isinstance(value, ast.AST):
-            out.append(value)
-        elif isinstance(value, list):
-            out.extend(v for v in value if isinstance(v, ast.AST))
+    for name, _ in _SHAPES[type(node)]:
+        out += _nodes_in(getattr(node, name, None))
     return out
 
 
 def walk(node: ast.AST):
     """``ast.walk`` without the context, operator and annotation-comment leaves (a third of all nodes)."""
     stack = [node]
+    pop, push, extend = stack.pop, stack.append, stack.extend
     while stack:
-        cur = stack.pop()
+        cur = pop()
+        if cur is None:  # an absent optional field, or the key of ``**d`` in a dict display
+            continue
         yield cur
-        # child_nodes inlined: this walk is the pre-filter's hottest loop
-        for name in _child_fields(type(cur)):
-            value = getattr(cur, name, None)
-            if isinstance(value, ast.AST):
-                stack.append(value)
-            elif isinstance(value, list):
-                stack.extend(v for v in value if isinstance(v, ast.AST))
+        # the pre-filter's hottest loop: what each field holds is known per class, so nothing is tested
+        for name, many in _SHAPES[type(cur)]:
+            if many:
+                extend(getattr(cur, name, ()))
+            elif many is None:
+                extend(_nodes_in(getattr(cur, name, None)))
+            else:
+                push(getattr(cur, name, None))
 
 
 def dotted(node: ast.AST) -> str | None:
@@ -149,8 +180,14 @@ def class_defs(tree: ast.Module) -> tuple[ast.ClassDef, ...]:
     return tuple(node for node in statements(tree.body) if isinstance(node, ast.ClassDef))
 
 
+# whether a statement class may hold statements: not a simple statement, the most common by far
+_COMPOUND = _PerClass(lambda cls: not {"body", "orelse", "finalbody", "handlers", "cases"}.isdisjoint(cls._fields))
+
+
 def _inner_statements(node: ast.AST) -> list[ast.stmt]:
     """The statements directly under a compound statement, in source order."""
+    if not _COMPOUND[type(node)]:
+        return []
     inner = [n for field in ("body", "orelse", "finalbody") for n in getattr(node, field, []) or []
              if isinstance(n, ast.stmt)]
     inner += [n for h in getattr(node, "handlers", []) for n in h.body]
