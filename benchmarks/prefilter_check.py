@@ -2,7 +2,7 @@
 
     python benchmarks/prefilter_check.py PATH [PATH ...]
 
-Lints every file twice, with and without the pre-filter, in worker processes, and prints
+Lints every file with and without the pre-filter (deferring or not), in worker processes, and prints
 the files that differ (none expected), how many files the pre-filter answered alone, and
 the share of lines it kept away from libcst.
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 from cyclelint.engine import lint_source
@@ -20,26 +21,43 @@ from cyclelint.prefilter import may_have_findings
 ALL = frozenset(RULES)
 
 
+def differences(fast, full) -> list[str]:
+    """What ``fast`` (pre-filtered, deferring or not) loses of what ``full`` reports or tells the project."""
+    problems = []
+    if [f.to_dict() for f in fast.findings] != [f.to_dict() for f in full.findings]:
+        problems.append(f"findings differ ({len(fast.findings)} vs {len(full.findings)})")
+    ctors = [[(c.line, c.cls_name, c.method, c.index, c.keyword) for c in r.ctors] for r in (fast, full)]
+    if ctors[0] != ctors[1]:
+        problems.append("pending constructor calls differ")
+    fed = {(c, m) for c, m, _ in full.evidence}
+    # deferred: left to the project, which analyses the file in full once some file names one of these methods
+    grown = {st.method for st in full.states} | {m for c in full.classes.values() for m in c.grows}
+    classes = {k: replace(c, grows={}) for k, c in full.classes.items()} if fast.deferred else full.classes
+    if fast.classes != classes:
+        diff = {k for k in set(fast.classes) | set(classes) if fast.classes.get(k) != classes.get(k)}
+        problems.append(f"class summaries differ: {sorted(diff)[:5]}")
+    if fast.deferred:
+        if not grown <= set(fast.deferred) or not fed <= set(fast.may_feed):
+            problems.append("deferred, yet a CYC305 candidate or evidence it does not name")
+        if any(st.attached for st in full.states):
+            problems.append("deferred, yet a CYC305 candidate its own file judged attached")
+    elif fast.evidence or fast.states or fast.findings:
+        if (fast.evidence, fast.states) != (full.evidence, full.states):
+            problems.append("cross-file CYC305 evidence or candidates differ")
+    elif full.states or not fed <= set(fast.may_feed):
+        problems.append("pre-filtered, yet a CYC305 candidate or evidence its may_feed does not name")
+    return problems
+
+
 def check(path: str) -> tuple[str, int, bool, list[str]]:
     data = Path(path).read_bytes()
     problems = []
     for codes in (ALL, frozenset(c for c, r in RULES.items() if r.default)):
-        fast = lint_source(data, path, codes)
         full = lint_source(data, path, codes, prefilter=False)
         if full.error:
             continue
-        if [f.to_dict() for f in fast.findings] != [f.to_dict() for f in full.findings]:
-            problems.append(f"findings differ ({len(fast.findings)} vs {len(full.findings)})")
-        if fast.classes != full.classes:
-            diff = {k for k in set(fast.classes) | set(full.classes) if fast.classes.get(k) != full.classes.get(k)}
-            problems.append(f"class summaries differ: {sorted(diff)[:5]}")
-        if [(c.line, c.cls_name, c.method) for c in fast.ctors] != [(c.line, c.cls_name, c.method) for c in full.ctors]:
-            problems.append("pending constructor calls differ")
-        if fast.evidence or fast.states or fast.findings:
-            if (fast.evidence, fast.states) != (full.evidence, full.states):
-                problems.append("cross-file CYC305 evidence or candidates differ")
-        elif full.states or not {(c, m) for c, m, _ in full.evidence} <= set(fast.may_feed):
-            problems.append("pre-filtered, yet a CYC305 candidate or evidence its may_feed does not name")
+        for defer in (False, True):
+            problems += differences(lint_source(data, path, codes, defer=defer), full)
     import ast
     try:
         skipped = not may_have_findings(ast.parse(data), ALL)

@@ -47,11 +47,13 @@ def collector_paused() -> Iterator[None]:
 
 @collector_paused()
 def lint_source(source: bytes | str, path: str, enabled: frozenset[str], apply_noqa: bool = True,
-                prefilter: bool = True, edits: Edits | None = None) -> FileResult:
+                prefilter: bool = True, edits: Edits | None = None, defer: bool = False) -> FileResult:
     """Lint one file's contents. Never raises for bad input: it becomes ``error``.
 
     A file that CPython parses and in which no enabled rule can match is answered from
     the ``ast`` pre-filter; only the others pay for libcst (which is imported only then).
+    ``defer``: a file whose only candidates wait for callers in other files is answered here too, with
+    their methods in ``deferred``; only a caller that can analyse it again later (``run_jobs``) may ask.
     ``edits``, when given, receives the module and each fixable finding's rewrite (see fixes.py)."""
     result = FileResult(path)
     raw = source.encode("utf-8", "surrogateescape") if isinstance(source, str) else source
@@ -67,7 +69,7 @@ def lint_source(source: bytes | str, path: str, enabled: frozenset[str], apply_n
             return result
         if prefilter and tree is not None and not (NOQA_CODE in enabled and noqa_may_apply(raw)):
             try:
-                found, may_feed = scan_file(tree, enabled)
+                found, may_feed, deferred = scan_file(tree, enabled, defer)
             except RecursionError:
                 raise
             except Exception:  # the pre-filter is only a shortcut: a bug in it costs speed, never the file
@@ -77,6 +79,7 @@ def lint_source(source: bytes | str, path: str, enabled: frozenset[str], apply_n
                 result.cache_factories = cache_factories(tree)
                 result.grad_off_decorators = grad_off_decorators(tree) if may_turn_grad_off(raw) else []
                 result.may_feed = sorted(may_feed)
+                result.deferred = deferred
                 return result
         _parse_and_analyse(source, path, enabled, result, apply_noqa, ast_error, edits, tree)
     except RecursionError:  # nothing half-analysed is kept
@@ -205,7 +208,7 @@ def _positions(module, tree: ast.Module | None, text: str, nodes: list):
 
 def _lint_job(job: tuple[str, bytes, frozenset[str], bool]) -> FileResult:
     path, data, enabled, full = job
-    return lint_file(data, path, enabled, prefilter=not full)
+    return lint_file(data, path, enabled, prefilter=not full, defer=True)
 
 
 def run_jobs(jobs: Sequence[tuple[str, frozenset[str]]], workers: int, cache=None, full: bool = False) -> list[FileResult]:

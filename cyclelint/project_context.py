@@ -17,7 +17,7 @@ from .engine import run_jobs
 from .file_rules import FileRules
 from .files import discover
 from .project.records import FileResult
-from .project.resolve import feeding_candidates, resolve_project
+from .project.resolve import deferred_to_analyse, feeding_candidates, resolve_project
 
 ROOT_MARKERS = ("pyproject.toml", ".git")
 
@@ -35,7 +35,7 @@ def project_root(path: str) -> str | None:
 
 
 def asks_the_project(result: FileResult) -> bool:
-    return bool(result.ctors or result.states or result.caches or result.dispatches)
+    return bool(result.ctors or result.states or result.caches or result.dispatches or result.deferred)
 
 
 class Project:
@@ -75,9 +75,13 @@ class Project:
         others = [i for i, r in enumerate(self.results) if os.path.realpath(r.path) not in linted]
         everything = results + [self.results[i] for i in others]
         jobs = (work or [None] * len(results)) + [self.work[i] for i in others]
-        redo = [i for i in feeding_candidates(everything) if jobs[i] is not None]
-        for i, res in zip(redo, run_jobs([jobs[i] for i in redo], self.workers, self.cache, full=True)):
-            everything[i] = res
+        # candidates left to the project first: analysed in full, they may want feeders analysed too
+        for find in (deferred_to_analyse, feeding_candidates):
+            redo = [i for i in find(everything) if jobs[i] is not None]
+            for i, res in zip(redo, run_jobs([jobs[i] for i in redo], self.workers, self.cache, full=True)):
+                if i >= len(results):  # one of the others: only what it tells the linted files counts
+                    res.ctors, res.states, res.caches, res.dispatches = [], [], [], []
+                everything[i] = res
         results[:] = everything[:len(results)]
         for i, res in zip(others, everything[len(results):]):
             self.results[i] = res

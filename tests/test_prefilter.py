@@ -4,6 +4,7 @@ import textwrap
 
 import pytest
 
+from benchmarks.prefilter_check import differences
 from cyclelint.engine import lint_source
 from cyclelint.findings import DEFAULT_CODES, RULES
 from cyclelint.project.resolve import resolve_project
@@ -195,17 +196,9 @@ EXTRA = {
 
 def _same(source, path):
     for codes in (frozenset(RULES), DEFAULT_CODES):
-        fast = lint_source(source, path, codes)
         full = lint_source(source, path, codes, prefilter=False)
-        assert [f.to_dict() for f in fast.findings] == [f.to_dict() for f in full.findings]
-        assert fast.classes == full.classes
-        assert [(c.line, c.cls_name, c.method, c.index, c.keyword) for c in fast.ctors] == [
-            (c.line, c.cls_name, c.method, c.index, c.keyword) for c in full.ctors]
-        if fast.evidence or fast.states or fast.findings or not (full.evidence or full.states):
-            assert (fast.evidence, fast.states) == (full.evidence, full.states)
-        else:  # pre-filtered: no candidate of its own, and every class it feeds is named for the second pass
-            assert full.states == []
-            assert {(cls, method) for cls, method, _ in full.evidence} <= set(fast.may_feed)
+        for defer in (False, True):  # deferring: a file the project analyses in full once it names its methods
+            assert differences(lint_source(source, path, codes, defer=defer), full) == []
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.name)

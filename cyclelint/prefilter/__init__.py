@@ -22,11 +22,17 @@ def may_have_findings(tree: ast.Module, enabled: Iterable[str]) -> bool:
     return scan_file(tree, enabled)[0]
 
 
-def scan_file(tree: ast.Module, enabled: Iterable[str]) -> tuple[bool, set[tuple[str, str]]]:
+def scan_file(tree: ast.Module, enabled: Iterable[str], defer: bool = False) -> tuple[bool, set[tuple[str, str]], list[str]]:
     """Whether the file may have findings, and, when it may not, the (class, method) pairs it may
     feed graph-attached values: another file's CYC305 candidate of that method makes this file
-    worth a full analysis after all (see api.lint_paths)."""
-    scan = Scan(set(enabled))
+    worth a full analysis after all (see api.lint_paths). With ``defer``, the names of the methods
+    whose CYC305 candidates wait for a caller elsewhere (no graph of their own, no caller in the file
+    that may feed them): the project analyses the file in full once some file names one of them
+    (``project.resolve.deferred_to_analyse``)."""
+    scan = Scan(set(enabled), defer)
     if scan.run(tree):
-        return True, set()
-    return False, fed_methods(scan.built, scan.attr_calls or [])
+        return True, set(), []
+    feeds = fed_methods(scan.built, scan.attr_calls or [])
+    if scan.deferred & {method for _, method in feeds}:
+        return True, set(), []  # a caller in the file may feed one: judged here, as without ``defer``
+    return False, feeds, sorted(scan.deferred)

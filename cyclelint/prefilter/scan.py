@@ -43,8 +43,13 @@ class Scan:
     graph-attached values depends on what the whole file binds and returns, so those questions
     are asked as they come up and answered at the end, from what the same walk collected."""
 
-    def __init__(self, codes: set[str]):
+    def __init__(self, codes: set[str], defer: bool = False):
         self.codes = codes
+        # a method growing its state from its arguments, with no graph in its file, is left to the project
+        # (``deferred``: their names) rather than sent on: most trees never feed one a graph
+        self.defer = defer
+        self.deferred: set[str] = set()
+        self.method = Function("", None)  # the method the current function is, or is inside
         self.families = {c[:4] for c in codes}
         self.found = False
         self.reason = ""  # why the file goes on to the full analysis (for tuning and tests)
@@ -97,10 +102,14 @@ class Scan:
         """Instance state grown from ``values``: a CYC305 candidate if the method may see graphs."""
         if "CYC3" not in self.families or not self.evidence or not may_depend(values, self.fn_instance):
             return
-        if self.evidence is True:
-            self.send_on(reason)
-        else:
+        if self.evidence is not True:
             self.ask_at_end(*self.evidence, reason)
+        elif self.defer and self.method.name not in FORWARD_METHODS:  # forward's inputs carry a graph anyway
+            # a graph of the file's own makes it a candidate here: the same question as an accumulation's
+            self.deferred.add(self.method.name)
+            self.ask_at_end(self.method, self.fn_instance, reason)
+        else:
+            self.send_on(reason)
 
     def answer_questions(self) -> None:
         """The questions, once the file's bindings and returns are all known."""
@@ -241,12 +250,13 @@ class Scan:
             fn.sized = {p.arg for p in params + node.args.kwonlyargs if name_holds(p.arg) or (
                 p.annotation is not None and annotation_words(p.annotation) & (TENSOR_TYPES | MODULE_TYPES | self.module_classes))}
         saved = (self.links, self.aliases, self.built_with_instance, self.exc_locals, self.loop_stack, self.fn_step,
-                 self.fn_accumulates, self.fn_data_accumulates, self.evidence, self.fn_instance, self.fn_class)
+                 self.fn_accumulates, self.fn_data_accumulates, self.evidence, self.fn_instance, self.fn_class,
+                 self.method)
         self.links, self.aliases, self.built_with_instance, self.exc_locals, self.loop_stack = [], set(), set(), set(), []
         self.fn_step = self.fn_accumulates = self.fn_data_accumulates = False
         self.fn, self.fn_instance = fn, instance
         if in_class:
-            self.fn_class = self.class_name
+            self.fn_class, self.method = self.class_name, fn
             # Evidence CYC305 can use: ``forward``, or a method other objects call (meter.update(loss)),
             # here or in another file: the caller may pass a graph. Dunder methods (super().__init__())
             # get no such evidence in the full analysis: only a call in their body may give a graph.
@@ -254,7 +264,8 @@ class Scan:
         self.body(node.body, instance, depth + 1, False)
         self.end_of_function()
         (self.links, self.aliases, self.built_with_instance, self.exc_locals, self.loop_stack, self.fn_step,
-         self.fn_accumulates, self.fn_data_accumulates, self.evidence, self.fn_instance, self.fn_class) = saved
+         self.fn_accumulates, self.fn_data_accumulates, self.evidence, self.fn_instance, self.fn_class,
+         self.method) = saved
         self.fn = parent
         parent.calls += fn.calls  # a function's evidence includes what its closures call
         self.functions.append(fn)

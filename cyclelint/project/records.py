@@ -124,6 +124,7 @@ class FileResult:
     states: list[PendingState] = field(default_factory=list)
     evidence: list[tuple[str, str, int | str]] = field(default_factory=list)  # (class, method, slot) fed a graph
     may_feed: list[tuple[str, str]] = field(default_factory=list)  # pre-filtered: (class, method) it may feed a graph
+    deferred: list[str] = field(default_factory=list)  # pre-filtered: methods whose CYC305 candidates need a caller
     warnings: list[FileWarning] = field(default_factory=list)
     cells: list[int] | None = None  # a notebook: the first line of each code cell (notebook.place)
     cache_factories: list[str] = field(default_factory=list)  # module-level functions that build an lru_cache

@@ -58,6 +58,20 @@ def feeding_candidates(results: Sequence[FileResult]) -> list[int]:
                    for _, name in _with_bases(cls, res.path, files, homes))]
 
 
+def deferred_to_analyse(results: Sequence[FileResult]) -> list[int]:
+    """Indexes of the files whose CYC305 candidates the pre-filter left to the project
+    (``FileResult.deferred``) and that some file may now feed: it may call a method of that name
+    with a value (``may_feed``), feeds one a graph (``evidence``) or runs one from a base class
+    (``dispatches``, which need the overrides' ``grows``). Names alone: a superset, cheap, and in most
+    trees no file is named. Analysed in full, they leave their candidates for ``feeding_candidates``."""
+    if not any(res.deferred for res in results):
+        return []
+    named = {method for res in results for _, method in res.may_feed}
+    named |= {method for res in results for _, method, _ in res.evidence}
+    named |= {call.method for res in results for call in res.dispatches}
+    return [i for i, res in enumerate(results) if named.intersection(res.deferred)]
+
+
 def _class_index(results: Sequence[FileResult]) -> tuple[dict[str, FileResult], dict[str, list[str]]]:
     files = {res.path: res for res in results}
     homes: dict[str, list[str]] = {}  # class name -> files that define one
