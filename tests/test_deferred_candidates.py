@@ -142,3 +142,16 @@ def test_a_cached_deferral_is_judged_again_when_a_feeder_appears(tmp_path):
     (root / "train.py").write_text(TRAIN)
     assert _found([root], cache=cache) == [("meter.py", 6, "CYC305")]
     assert _found([root], cache=cache) == [("meter.py", 6, "CYC305")]  # the full analysis, from the cache
+
+
+@pytest.mark.parametrize("typed", [
+    TRAIN.replace("def train(model, loader, opt):\n    meter = Meter()\n", "def train(model, loader, opt, meter: Meter):\n"),
+    TRAIN.replace("def train(model, loader, opt):\n    meter = Meter()\n",
+                  'def train(model, loader, opt, meter: "Optional[Meter]" = None):\n'),
+])
+def test_a_feeder_known_by_its_annotation_is_named(tmp_path, typed):
+    """The evaluator knows a receiver's class from an annotation too, so the pre-filter names every class an
+    annotation mentions (found on transformers' gemma3n: ``past_key_values: Cache | None`` calling ``update``)."""
+    assert ("Meter", "update") in scan_file(ast.parse(typed), DEFAULT_CODES, defer=True)[1]
+    root = _project(tmp_path, meter=METER, train=typed)
+    assert _found([root]) == [("meter.py", 6, "CYC305")]

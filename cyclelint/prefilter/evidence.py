@@ -36,25 +36,26 @@ def is_project_ctor(value: ast.AST | None) -> bool:
             and not model_like(name) and not name.endswith("Loss"))  # modules: see AccumulationRule.on_call
 
 
-def fed_methods(built: dict[str, str], calls: list[tuple[str | None, str | None, ast.Call]]) -> set[tuple[str, str]]:
-    """(class, method) of the calls that may pass a value to an object the evaluator knows the
-    class of (``meter.update(loss)`` after ``meter = AverageMeter()``, ``self.meter.update(loss)``,
-    ``self.train_step(out)`` in a method of the class), and of such methods registered as hooks:
-    evidence another file's CYC305 candidate may need (an inherited method's, for ``self``).
-    ``calls``: (class of the instance in scope, the instance, the call). Names are taken
-    file-wide: a superset, as it only picks the files that api.lint_paths analyses in full once it
-    knows the tree's candidates."""
-    def known(obj: ast.AST, own: str | None, instance: str | None) -> str | None:
+def fed_methods(built: dict[str, set[str]], calls: list[tuple[str | None, str | None, ast.Call]]) -> set[tuple[str, str]]:
+    """(class, method) of the calls that may pass a value to an object the evaluator may know the
+    class of (``meter.update(loss)`` after ``meter = AverageMeter()`` or with ``meter: AverageMeter``,
+    ``self.meter.update(loss)``, ``self.train_step(out)`` in a method of the class), and of such methods
+    registered as hooks: evidence another file's CYC305 candidate may need (an inherited method's, for
+    ``self``). ``calls``: (class of the instance in scope, the instance, the call). Names are taken
+    file-wide, every class a name may hold: a superset, as it only picks the files that api.lint_paths
+    analyses in full once it knows the tree's candidates."""
+    def known(obj: ast.AST, own: str | None, instance: str | None) -> set[str]:
         if own and is_name(obj, instance):
-            return own
-        return built.get(obj.id if isinstance(obj, ast.Name) else obj.attr if isinstance(obj, ast.Attribute) else "")
+            return {own}
+        return built.get(obj.id if isinstance(obj, ast.Name) else obj.attr if isinstance(obj, ast.Attribute) else "",
+                         set())
 
     out = set()
     for own, instance, n in calls:
-        if (n.args or n.keywords) and (cls := known(n.func.value, own, instance)):
-            out.add((cls, n.func.attr))
-        out.update((cls, a.attr) for a in n.args
-                   if isinstance(a, ast.Attribute) and (cls := known(a.value, own, instance)))
+        if n.args or n.keywords:
+            out.update((cls, n.func.attr) for cls in known(n.func.value, own, instance))
+        out.update((cls, a.attr) for a in n.args if isinstance(a, ast.Attribute)
+                   for cls in known(a.value, own, instance))
     return out
 
 

@@ -133,7 +133,8 @@ class Scan:
     def run(self, tree: ast.Module) -> bool:
         self.methods = regular_methods(tree)
         self.module_names = module_level_names(tree)
-        self.built: dict[str, str] = {}  # name or attribute -> class, from ``x = SomeClass(...)``
+        # name or attribute -> the classes it may hold: ``x = SomeClass(...)``, or any name its annotation mentions
+        self.built: dict[str, set[str]] = {}
         # (the class of the instance in scope, the instance, the call) of calls of attributes
         self.attr_calls: list[tuple[str | None, str | None, ast.Call]] | None = [] if "CYC305" in self.codes else None
         self.body(tree.body, instance=None, depth=0, in_class=False)
@@ -243,6 +244,10 @@ class Scan:
             instance = params[0].arg if params and not decos & {"staticmethod", "classmethod"} else None
             if params:
                 self.stores.instances.add(params[0].arg)
+        if self.attr_calls is not None:  # the evaluator also knows a parameter's class from its annotation
+            for p in params + node.args.kwonlyargs:
+                if p.annotation is not None:
+                    self.built.setdefault(p.arg, set()).update(annotation_words(p.annotation))
         parent = self.fn
         fn = Function(node.name, params[0].arg if params else None)
         if "CYC4" in self.families:
@@ -308,7 +313,12 @@ class Scan:
             if self.attr_calls is not None and is_project_ctor(node.value):
                 for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
                     if isinstance(t, (ast.Name, ast.Attribute)):
-                        self.built[t.id if isinstance(t, ast.Name) else t.attr] = last(node.value.func)
+                        self.built.setdefault(t.id if isinstance(t, ast.Name) else t.attr, set()).add(
+                            last(node.value.func))
+            if self.attr_calls is not None and isinstance(node, ast.AnnAssign) and isinstance(
+                    node.target, (ast.Name, ast.Attribute)):  # ``self.meter: Meter = meter``
+                target = node.target.id if isinstance(node.target, ast.Name) else node.target.attr
+                self.built.setdefault(target, set()).update(annotation_words(node.annotation))
             reason = self.assign(node, instance, read_names)
             if reason:
                 self.send_on(reason)
