@@ -12,7 +12,7 @@ from ..vocabulary import (
     model_like,
     torch_rooted,
 )
-from .shapes import is_attr_of, is_name
+from .shapes import annotation_words, is_attr_of, is_name
 
 
 class Function:
@@ -34,6 +34,12 @@ def is_project_ctor(value: ast.AST | None) -> bool:
     name = last(value.func) if isinstance(value, ast.Call) else ""
     return (name[:1].isupper() and not torch_rooted(dotted(value.func))
             and not model_like(name) and not name.endswith("Loss"))  # modules: see AccumulationRule.on_call
+
+
+def may_hold(built: dict[str, set[str]], name: str, annotation: ast.AST | None) -> None:
+    """``name`` may hold any class its annotation mentions (the evaluator reads the annotation)."""
+    if name and annotation is not None:
+        built.setdefault(name, set()).update(annotation_words(annotation))
 
 
 def fed_methods(built: dict[str, set[str]], calls: list[tuple[str | None, str | None, ast.Call]]) -> set[tuple[str, str]]:

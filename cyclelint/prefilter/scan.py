@@ -20,7 +20,7 @@ from ..vocabulary import (
     name_tokens,
 )
 from .calls import check_call
-from .evidence import Function, Stores, direct_evidence, graph_returns, is_project_ctor
+from .evidence import Function, Stores, direct_evidence, graph_returns, is_project_ctor, may_hold
 from .shapes import (
     annotation_words,
     captures,
@@ -133,8 +133,7 @@ class Scan:
     def run(self, tree: ast.Module) -> bool:
         self.methods = regular_methods(tree)
         self.module_names = module_level_names(tree)
-        # name or attribute -> the classes it may hold: ``x = SomeClass(...)``, or any name its annotation mentions
-        self.built: dict[str, set[str]] = {}
+        self.built: dict[str, set[str]] = {}  # name or attribute -> classes it may hold (constructed, annotated)
         # (the class of the instance in scope, the instance, the call) of calls of attributes
         self.attr_calls: list[tuple[str | None, str | None, ast.Call]] | None = [] if "CYC305" in self.codes else None
         self.body(tree.body, instance=None, depth=0, in_class=False)
@@ -246,8 +245,7 @@ class Scan:
                 self.stores.instances.add(params[0].arg)
         if self.attr_calls is not None:  # the evaluator also knows a parameter's class from its annotation
             for p in params + node.args.kwonlyargs:
-                if p.annotation is not None:
-                    self.built.setdefault(p.arg, set()).update(annotation_words(p.annotation))
+                may_hold(self.built, p.arg, p.annotation)
         parent = self.fn
         fn = Function(node.name, params[0].arg if params else None)
         if "CYC4" in self.families:
@@ -315,10 +313,8 @@ class Scan:
                     if isinstance(t, (ast.Name, ast.Attribute)):
                         self.built.setdefault(t.id if isinstance(t, ast.Name) else t.attr, set()).add(
                             last(node.value.func))
-            if self.attr_calls is not None and isinstance(node, ast.AnnAssign) and isinstance(
-                    node.target, (ast.Name, ast.Attribute)):  # ``self.meter: Meter = meter``
-                target = node.target.id if isinstance(node.target, ast.Name) else node.target.attr
-                self.built.setdefault(target, set()).update(annotation_words(node.annotation))
+            if self.attr_calls is not None and isinstance(node, ast.AnnAssign):  # ``self.meter: Meter = meter``
+                may_hold(self.built, getattr(node.target, "id", getattr(node.target, "attr", "")), node.annotation)
             reason = self.assign(node, instance, read_names)
             if reason:
                 self.send_on(reason)
