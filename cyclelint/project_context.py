@@ -64,9 +64,7 @@ class Project:
                     self._known.add(real)
                     self.work.append((path, self.rules.codes(path)))
         for res in run_jobs(self.work[len(self.results):], self.workers, self.cache):
-            # their own questions are not asked: their findings are not reported
-            res.ctors, res.states, res.caches, res.dispatches = [], [], [], []
-            self.results.append(res)
+            self.results.append(_unasked(res))
 
     def resolve(self, results: list[FileResult], work: list[tuple[str, frozenset[str]]] | None = None) -> None:
         """Resolve ``results`` with the rest of their projects. ``work``: how ``results`` were linted,
@@ -79,10 +77,15 @@ class Project:
         for find in (deferred_to_analyse, feeding_candidates):
             redo = [i for i in find(everything) if jobs[i] is not None]
             for i, res in zip(redo, run_jobs([jobs[i] for i in redo], self.workers, self.cache, full=True)):
-                if i >= len(results):  # one of the others: only what it tells the linted files counts
-                    res.ctors, res.states, res.caches, res.dispatches = [], [], [], []
-                everything[i] = res
+                everything[i] = res if i < len(results) else _unasked(res)
         results[:] = everything[:len(results)]
         for i, res in zip(others, everything[len(results):]):
             self.results[i] = res
         resolve_project(everything)
+
+
+def _unasked(res: FileResult) -> FileResult:
+    """One of the other files: its own questions are not asked, as its findings are not reported; only what it
+    tells the linted files counts."""
+    res.ctors, res.states, res.caches, res.dispatches = [], [], [], []
+    return res
