@@ -450,3 +450,42 @@ def test_prefilter_sends_an_object_built_with_the_instance_and_handed_to_its_own
         """)
     assert not may_have_findings(ast.parse(processor), DEFAULT_CODES)
     _same(processor.encode(), "processor.py")
+
+
+def test_module_level_caches_go_on_only_with_a_parameter_that_may_hold_a_tensor_or_a_module():
+    """CYC402 reports a module-level ``lru_cache`` keyed by a parameter that may hold a tensor or a model,
+    keyword-only and ``*args`` ones included (the pre-filter once looked at positional parameters only,
+    and dropped those findings). Caches keyed by sizes, strings or nothing (transformers' image
+    processors and ``is_torch_available``: 21 files) need no libcst."""
+    import ast
+
+    from cyclelint.prefilter import may_have_findings
+
+    clean = textwrap.dedent(
+        """\
+        from functools import lru_cache
+
+        @lru_cache(maxsize=100)
+        def get_optimal_tiled_canvas(original_image_size: tuple[int, int], max_image_tiles: int):
+            return original_image_size, max_image_tiles
+
+        @lru_cache
+        def is_torch_available():
+            return True
+        """)
+    assert not may_have_findings(ast.parse(clean), DEFAULT_CODES)
+    _same(clean.encode(), "sizes.py")
+    for kept in ("def load(*, model):", "def load(*tensors):", "def load(**state_dict):",
+                 "def load(x: 'torch.Tensor', /):", "def load(net: nn.Module):"):
+        src = clean.replace("def is_torch_available():", kept)
+        assert may_have_findings(ast.parse(src), DEFAULT_CODES), kept
+        assert "CYC402" in {f.code for f in lint_source(src.encode(), "kept.py", DEFAULT_CODES).findings}, kept
+        _same(src.encode(), "kept.py")
+
+
+def test_a_tensor_star_argument_kept_in_a_registry_is_sent_on():
+    """``*tensors`` is a parameter too: keeping it in a module-level list is CYC404 (the pre-filter once
+    missed it)."""
+    src = "KEPT = []\n\n\ndef keep(*tensors):\n    KEPT.append(tensors)\n"
+    assert "CYC404" in {f.code for f in lint_source(src.encode(), "keep.py", DEFAULT_CODES).findings}
+    _same(src.encode(), "keep.py")

@@ -11,18 +11,14 @@ from ..vocabulary import (
     FORWARD_METHODS,
     MODULE_ITER_RE,
     MODULE_ITERS,
-    MODULE_TYPES,
     PACK_HOOK_REGISTRARS,
-    TENSOR_TYPES,
     dunder,
     is_module_class,
-    name_holds,
     name_tokens,
 )
 from .calls import check_call
 from .evidence import Function, Stores, direct_evidence, graph_returns, is_project_ctor, may_hold
 from .shapes import (
-    annotation_words,
     captures,
     ctor_with,
     is_name,
@@ -33,6 +29,7 @@ from .shapes import (
     module_level_names,
     pairs,
     regular_methods,
+    sized_params,
     target_root,
 )
 
@@ -230,15 +227,16 @@ class Scan:
                 return
             self.aliases.add(node.name)  # a closure: a finding only where it is stored or registered
         decos = {last(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list}
-        if (in_class or (not depth and node.args.args)) and decos & CACHES and "CYC4" in self.families:
-            self.send_on("CYC402: cache decorator in a class or on a module-level function")
+        params = node.args.posonlyargs + node.args.args
+        sized = sized_params(node.args, self.module_classes) if "CYC4" in self.families else set()
+        if (in_class or (not depth and sized)) and decos & CACHES and "CYC4" in self.families:
+            self.send_on("CYC402: cache decorator on a method, or on a module-level function of a sized parameter")
             return
         if in_class and "CYC4" in self.families and any("cache" in name_tokens(d) for d in decos):
             self.send_on("CYC402: a helper named like a cache on a method (it may wrap lru_cache)")
             return
         for d in node.decorator_list:
             self.expr(d, instance)
-        params = node.args.posonlyargs + node.args.args
         if in_class:
             instance = params[0].arg if params and not decos & {"staticmethod", "classmethod"} else None
             if params:
@@ -248,10 +246,7 @@ class Scan:
                 may_hold(self.built, p.arg, p.annotation)
         parent = self.fn
         fn = Function(node.name, params[0].arg if params else None)
-        if "CYC4" in self.families:
-            # a superset of holds.variable_holds for parameters: the annotation, else the name
-            fn.sized = {p.arg for p in params + node.args.kwonlyargs if name_holds(p.arg) or (
-                p.annotation is not None and annotation_words(p.annotation) & (TENSOR_TYPES | MODULE_TYPES | self.module_classes))}
+        fn.sized = sized
         saved = (self.links, self.aliases, self.built_with_instance, self.exc_locals, self.loop_stack, self.fn_step,
                  self.fn_accumulates, self.fn_data_accumulates, self.evidence, self.fn_instance, self.fn_class,
                  self.method)

@@ -7,7 +7,7 @@ from ..ast_reading import AST, held_paths
 from ..astutil import class_defs, class_functions, dotted, last, reaches, statements, strip_items, walk
 from ..judgements import capture_walk, is_weak, slot_wrapper
 from ..reading import ATTRIBUTE, LAMBDA, NAME
-from ..vocabulary import PARTIALS, STORE_METHODS
+from ..vocabulary import MODULE_TYPES, PARTIALS, STORE_METHODS, TENSOR_TYPES, name_holds
 
 
 def mentions(value: ast.AST, path: str) -> bool:
@@ -82,6 +82,14 @@ def annotation_words(ann: ast.AST) -> set[str]:
         if isinstance(n, ast.Constant) and isinstance(n.value, str):
             words |= set(n.value.replace("[", " ").replace("]", " ").replace(".", " ").replace(",", " ").split())
     return words
+
+
+def sized_params(args: ast.arguments, module_classes: set[str]) -> set[str]:
+    """The parameters that may hold a tensor or a module, ``*args`` and ``**kwargs`` included: a superset
+    of holds.variable_holds for parameters (the annotation, else the name)."""
+    every = args.posonlyargs + args.args + args.kwonlyargs + [p for p in (args.vararg, args.kwarg) if p is not None]
+    return {p.arg for p in every if name_holds(p.arg) or (p.annotation is not None and annotation_words(
+        p.annotation) & (TENSOR_TYPES | MODULE_TYPES | module_classes))}
 
 
 def keeps_name(body, name) -> bool:
