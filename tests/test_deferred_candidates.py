@@ -148,10 +148,16 @@ def test_a_cached_deferral_is_judged_again_when_a_feeder_appears(tmp_path):
     TRAIN.replace("def train(model, loader, opt):\n    meter = Meter()\n", "def train(model, loader, opt, meter: Meter):\n"),
     TRAIN.replace("def train(model, loader, opt):\n    meter = Meter()\n",
                   'def train(model, loader, opt, meter: "Optional[Meter]" = None):\n'),
+    # a copy keeps the class (transformers' bart: ``curr_past_key_values = past_key_values``, then ``.update``)
+    TRAIN.replace("def train(model, loader, opt):\n    meter = Meter()\n",
+                  "def train(model, loader, opt, given: Meter):\n    kept = given\n    meter = kept\n"),
+    # a capitalised callee is a class to the evaluator (transformers' deberta_v2: ``self.LayerNorm(x).to(y)``)
+    TRAIN.replace("    meter = Meter()\n", "").replace("meter.update(loss)", "Meter().update(loss)"),
 ])
-def test_a_feeder_known_by_its_annotation_is_named(tmp_path, typed):
-    """The evaluator knows a receiver's class from an annotation too, so the pre-filter names every class an
-    annotation mentions (found on transformers' gemma3n: ``past_key_values: Cache | None`` calling ``update``)."""
+def test_a_feeder_whose_class_the_evaluator_knows_is_named(tmp_path, typed):
+    """The evaluator knows a receiver's class from an annotation too, from a copy of a name it knows and from a
+    capitalised callee, so the pre-filter names all of those (found on transformers: gemma3n's
+    ``past_key_values: Cache | None`` calling ``update``, bart's copy of it, deberta_v2's ``self.LayerNorm(x).to(y)``)."""
     assert ("Meter", "update") in scan_file(ast.parse(typed), DEFAULT_CODES, defer=True)[1]
     root = _project(tmp_path, meter=METER, train=typed)
     assert _found([root]) == [("meter.py", 6, "CYC305")]

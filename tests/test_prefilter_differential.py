@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from cyclelint.engine import lint_source
 from cyclelint.findings import DEFAULT_CODES, RULES
 from cyclelint.prefilter import scan_file
 
@@ -86,7 +87,24 @@ def _hoist(tree, rng):
         tree.body.append(fn.body[rng.randrange(len(fn.body))])
 
 
-MUTATIONS = (_to_keyword, _drop, _duplicate, _wrap, _decorate, _rename, _hoist)
+def _reparameter(tree, rng):
+    """A function's last positional parameter made keyword-only, ``*args`` or ``**kwargs`` (where the
+    pre-filter once looked at positional parameters only)."""
+    functions = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.args.args]
+    if functions:
+        args = rng.choice(functions).args
+        param = args.args.pop()
+        if args.defaults:  # the last positional parameter's default, if there are any
+            args.defaults.pop()
+        kind = rng.choice(("vararg", "kwarg", "kwonly"))
+        if kind != "kwonly" and getattr(args, kind) is None:
+            setattr(args, kind, param)
+        else:
+            args.kwonlyargs.append(param)
+            args.kw_defaults.append(None)
+
+
+MUTATIONS = (_to_keyword, _drop, _duplicate, _wrap, _decorate, _rename, _hoist, _reparameter)
 
 
 def check(source: str) -> None:
@@ -148,3 +166,13 @@ def test_a_class_under_a_with_block_describes_its_no_grad_methods_on_both_paths(
               "        def encode(self, x):\n            return x\n")
     assert not scan_file(ast.parse(source), DEFAULT_CODES)[0]  # pre-filtered: its class table is read off ast
     check(source)
+
+
+def test_a_method_without_positional_parameters_binds_no_instance():
+    """Found by the parameter mutation: ``def begin(**self)`` in a class has no instance; the full analysis took
+    the first parameter of any kind for it (and kept ``self.tracker.add_loader(self)`` for CYC202), the
+    pre-filter the first positional one."""
+    source = ("from trackers import Tracker\n\n\nclass Loader:\n    def __init__(self):\n"
+              "        self.tracker = Tracker()\n\n    def begin(**self):\n        self.tracker.add(self)\n")
+    check(source)
+    assert not lint_source(source.encode(), "loader.py", DEFAULT_CODES, prefilter=False).ctors

@@ -27,7 +27,8 @@ def function_of(node: cst.FunctionDef, parent: Function, facts: FileFacts) -> Fu
         parent.cls.methods.setdefault(name, kind)  # type: ignore[union-attr]
         if name == "__init__":
             parent.cls.init_params = params[1:]  # type: ignore[union-attr]
-        instance = params[0] if params and kind in ("method", "property", "cached_property") else None
+        positional = [*node.params.posonly_params, *node.params.params]  # ``def f(*args)`` binds no instance
+        instance = positional[0].name.value if positional and kind in ("method", "property", "cached_property") else None
     else:
         instance = parent.instance if parent.instance not in params else None
     no_grad = any(d in NO_GRAD_CONTEXTS or d in facts.grad_off_decorators for d in decos) or (

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from .evidence import fed_methods
+from .evidence import fed_methods, with_copies
 from .scan import Scan
 
 
@@ -32,7 +32,7 @@ def scan_file(tree: ast.Module, enabled: Iterable[str], defer: bool = False) -> 
     scan = Scan(set(enabled), defer)
     if scan.run(tree):
         return True, set(), []
-    feeds = fed_methods(scan.built, scan.attr_calls or [])
+    feeds = fed_methods(with_copies(scan.built, scan.copies), scan.attr_calls or [])
     if scan.deferred & {method for _, method in feeds}:
         return True, set(), []  # a caller in the file may feed one: judged here, as without ``defer``
     return False, feeds, sorted(scan.deferred)

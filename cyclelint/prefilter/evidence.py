@@ -32,7 +32,7 @@ def is_project_ctor(value: ast.AST | None) -> bool:
     """``SomeClass(...)`` of the project (not ``nn.ModuleList(...)``, not a model): the evaluator
     then knows the class of what it is bound to."""
     name = last(value.func) if isinstance(value, ast.Call) else ""
-    return (name[:1].isupper() and not torch_rooted(dotted(value.func))
+    return (name.lstrip("_")[:1].isupper() and not torch_rooted(dotted(value.func))
             and not model_like(name) and not name.endswith("Loss"))  # modules: see AccumulationRule.on_call
 
 
@@ -40,6 +40,34 @@ def may_hold(built: dict[str, set[str]], name: str, annotation: ast.AST | None) 
     """``name`` may hold any class its annotation mentions (the evaluator reads the annotation)."""
     if name and annotation is not None:
         built.setdefault(name, set()).update(annotation_words(annotation))
+
+
+def note_held(built: dict[str, set[str]], copies: list[tuple[str, str]], node: ast.Assign | ast.AnnAssign) -> None:
+    """What an assignment tells of the classes its targets may hold: a project class it constructs,
+    the classes its annotation mentions, or those of the name or attribute it copies
+    (``cache = past_key_values``: the evaluator's binding keeps the value's class), known at the end."""
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    names = [t.id if isinstance(t, ast.Name) else t.attr for t in targets if isinstance(t, (ast.Name, ast.Attribute))]
+    if is_project_ctor(node.value):
+        for name in names:
+            built.setdefault(name, set()).add(last(node.value.func))
+    elif isinstance(node.value, (ast.Name, ast.Attribute)):
+        copies += [(name, last(node.value)) for name in names]
+    if isinstance(node, ast.AnnAssign) and names:  # ``self.meter: Meter = meter``
+        may_hold(built, names[0], node.annotation)
+
+
+def with_copies(built: dict[str, set[str]], copies: list[tuple[str, str]]) -> dict[str, set[str]]:
+    """``built`` with what every copy may hold, through chains of copies (file-wide, in any order: a superset)."""
+    changed = True
+    while changed:
+        changed = False
+        for target, source in copies:
+            new = built.get(source, set()) - built.get(target, set())
+            if new:
+                built.setdefault(target, set()).update(new)
+                changed = True
+    return built
 
 
 def fed_methods(built: dict[str, set[str]], calls: list[tuple[str | None, str | None, ast.Call]]) -> set[tuple[str, str]]:
@@ -53,6 +81,8 @@ def fed_methods(built: dict[str, set[str]], calls: list[tuple[str | None, str | 
     def known(obj: ast.AST, own: str | None, instance: str | None) -> set[str]:
         if own and is_name(obj, instance):
             return {own}
+        if is_project_ctor(obj):  # ``self.LayerNorm(x).to(y)``: the evaluator takes a capitalised callee for a class
+            return {last(obj.func)}
         return built.get(obj.id if isinstance(obj, ast.Name) else obj.attr if isinstance(obj, ast.Attribute) else "",
                          set())
 

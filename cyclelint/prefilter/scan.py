@@ -17,7 +17,7 @@ from ..vocabulary import (
     name_tokens,
 )
 from .calls import check_call
-from .evidence import Function, Stores, direct_evidence, graph_returns, is_project_ctor, may_hold
+from .evidence import Function, Stores, direct_evidence, graph_returns, may_hold, note_held
 from .shapes import (
     captures,
     ctor_with,
@@ -131,6 +131,7 @@ class Scan:
         self.methods = regular_methods(tree)
         self.module_names = module_level_names(tree)
         self.built: dict[str, set[str]] = {}  # name or attribute -> classes it may hold (constructed, annotated)
+        self.copies: list[tuple[str, str]] = []  # (name or attribute, the name or attribute whose value it took)
         # (the class of the instance in scope, the instance, the call) of calls of attributes
         self.attr_calls: list[tuple[str | None, str | None, ast.Call]] | None = [] if "CYC305" in self.codes else None
         self.body(tree.body, instance=None, depth=0, in_class=False)
@@ -303,13 +304,8 @@ class Scan:
                 if self.found:
                     return
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
-            if self.attr_calls is not None and is_project_ctor(node.value):
-                for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
-                    if isinstance(t, (ast.Name, ast.Attribute)):
-                        self.built.setdefault(t.id if isinstance(t, ast.Name) else t.attr, set()).add(
-                            last(node.value.func))
-            if self.attr_calls is not None and isinstance(node, ast.AnnAssign):  # ``self.meter: Meter = meter``
-                may_hold(self.built, getattr(node.target, "id", getattr(node.target, "attr", "")), node.annotation)
+            if self.attr_calls is not None:
+                note_held(self.built, self.copies, node)
             reason = self.assign(node, instance, read_names)
             if reason:
                 self.send_on(reason)
