@@ -176,3 +176,12 @@ def test_a_method_without_positional_parameters_binds_no_instance():
               "        self.tracker = Tracker()\n\n    def begin(**self):\n        self.tracker.add(self)\n")
     check(source)
     assert not lint_source(source.encode(), "loader.py", DEFAULT_CODES, prefilter=False).ctors
+
+
+def test_a_star_parameter_is_no_object_of_its_annotated_class():
+    """``*meters: Meter`` is a tuple of meters: the full analysis took it for a Meter (its ``update`` fed, and
+    ``**kwargs: Unpack[...]`` calling ``get`` fed the kwargs class) while the pre-filter named neither."""
+    source = ("def train(model, loader, opt, *meters: Meter):\n    for x in loader:\n        loss = model(x).sum()\n"
+              "        loss.backward()\n        opt.step()\n        meters.update(loss)\n")
+    check(source)
+    assert not lint_source(source.encode(), "train.py", DEFAULT_CODES, prefilter=False).evidence

@@ -45,7 +45,9 @@ def function_of(node: cst.FunctionDef, parent: Function, facts: FileFacts) -> Fu
             ann = param.annotation.annotation if param.annotation else None
             kind = named_type(ann)
             module = kind in MODULE_TYPES or kind in facts.module_classes
-            fn.env[p] = Value(module=module, deps=frozenset((p,)), cls=None if module else code_class(ann))
+            # ``*meters: Meter`` is a tuple of meters: no method of the class is called on it
+            cls = None if module or param.star in ("*", "**") else code_class(ann)
+            fn.env[p] = Value(module=module, deps=frozenset((p,)), cls=cls)
     return fn
 
 
