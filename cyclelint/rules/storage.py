@@ -52,6 +52,10 @@ class StorageRule(Checker):
         self.returns: dict[int, str] = {}  # unbounded cached method -> the tensor it returns
         self.sized: dict[str, str] = {}  # class -> why its instances hold tensors or modules
         self.container_stores: list[tuple] = []  # (fn, local, its binding, stmt, kept, where) until fn ends
+        self.stored_errors: list[tuple] = []  # (stmt, kept, where, slot, fn) reported once the file is read
+        self.raised: set[tuple] = set()  # (slot, id of the function's node) of what the file raises again from where it was kept
+        self.bound_paths: dict[tuple[int, str], str] = {}  # local -> the slot it was read from (``e = self._error``)
+        self.raised_locals: list[tuple] = []  # (stmt, local, slot it was read from) of locals bound to a call, raised
         self.exits: list[tuple[cst.CSTNode, str, str, str]] = []  # atexit.register in a function, not unregistered
         self.unregistered: set[str] = set()
 
@@ -117,7 +121,7 @@ class StorageRule(Checker):
             # a container local to this frame: no cycle once the name is rebound or deleted before the end
             self.container_stores.append((fn, head, fn.bindings.get(head), store.stmt, kept, where))
         elif kept is not None:
-            self._say(store.stmt, *kept, where=where)
+            self._stored_error(store.stmt, kept, where, fn)
         obj = self._registered(store, fn)
         if obj and self._is_registry(store, fn):
             where = (store.owner or "").replace("[]", "")
@@ -125,6 +129,9 @@ class StorageRule(Checker):
 
     def on_bind(self, name, value, stmt, fn):
         key = (id(fn), name)
+        self.bound_paths.pop(key, None)
+        if (path := ex.dotted(ex.strip_items(value))) is not None:
+            self.bound_paths[key] = path
         self.new_exc.pop(key, None)
         kept = self._kept(value, fn)
         if kept is not None and (kept[0] == "frame" or fn.handlers or "exc_info" in kept[1]):
@@ -153,10 +160,17 @@ class StorageRule(Checker):
                 self._say(node, *kept, where="the caller (returned from an except block)")
 
     def on_raise(self, node, fn):
+        for raised in (node.exc, node.cause.item if node.cause is not None else None):
+            path = (self.bound_paths.get((id(fn), raised.value)) if isinstance(raised, cst.Name) else None) or (
+                ex.dotted(ex.strip_items(raised)) if raised is not None else None)
+            if path is not None:
+                self.raised.add((_slot(path, fn), id(fn.node)))
         if isinstance(node.exc, cst.Name) and node.exc.value not in fn.handlers:
             stmt = self.new_exc.pop((id(fn), node.exc.value), None)
+            taken_from = self.bound_paths.get((id(fn), node.exc.value))
             if stmt is not None:
-                self.report(stmt, "CYC401", MSG_NEW_EXC.format(name=node.exc.value))
+                # ``item = self.queue.get(); raise item``: no new exception if the file hands one over there
+                self.raised_locals.append((stmt, node.exc.value, _slot(taken_from, fn) if taken_from else None))
 
     def leave_function(self, fn):
         for (fid, name), kept in list(self.locals.items()):
@@ -170,7 +184,7 @@ class StorageRule(Checker):
             self.container_stores.remove(c)
             _, local, binding, stmt, kept, where = c
             if fn.bindings.get(local) is binding:  # ``errors = [errors]; return errors.pop()`` frees the frame's hold
-                self._say(stmt, *kept, where=where)
+                self._stored_error(stmt, kept, where, fn)
         for closure in [c for c in self.closures if c[0] is fn]:
             self.closures.remove(closure)
             _, node, binding, what = closure
@@ -231,7 +245,23 @@ class StorageRule(Checker):
                     self.closures.append((parent, fn.node, parent.bindings.get(fn.name), f"{captured} ({why})"))
                     return
 
+    def _stored_error(self, stmt, kept: tuple[str, str], where: str, fn: Function) -> None:
+        self.stored_errors.append((stmt, kept, where, _slot(where, fn), fn))
+
+    def _handed_over(self, slot: tuple, fn: Function) -> bool:
+        """Raised again by another function of the file from where it was kept (a worker thread's error
+        for the thread that asked for the work, as ``concurrent.futures`` does): the raise is its handling."""
+        return any(raised == slot and by != id(fn.node) for raised, by in self.raised)
+
     def leave_file(self):
+        for stmt, kept, where, slot, fn in self.stored_errors:
+            if not (kept[0] == "exception" and self._handed_over(slot, fn)):
+                self._say(stmt, *kept, where=where)
+        handing = {slot for _, kept, _, slot, _ in self.stored_errors if kept[0] == "exception"}
+        for stmt, name, slot in self.raised_locals:
+            if slot is None or slot not in handing:
+                self.report(stmt, "CYC401", MSG_NEW_EXC.format(name=name))
+        self.stored_errors, self.raised, self.bound_paths, self.raised_locals = [], set(), {}, []
         for stmt, what, fn_name, held in self.exits:
             if what not in self.unregistered:
                 self.report(stmt, "CYC404", MSG_ATEXIT.format(what=what, fn=fn_name, held=held))
@@ -329,6 +359,18 @@ def _tensor_method(expr: cst.BaseExpression) -> bool:
 def _short(expr: cst.BaseExpression) -> str:
     text = cst.Module(body=[]).code_for_node(expr)
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _slot(path: str, fn: Function) -> tuple[str, str]:
+    """Where ``path`` read in ``fn`` lives: an attribute of the method's class, or a name of the scope that binds it."""
+    root, _, rest = path.partition(".")
+    method = fn.enclosing_method()
+    if root == fn.instance and method is not None and method.cls is not None:
+        return f"class {method.cls.name}", rest
+    scope: Function | None = fn
+    while scope is not None and scope.node is not None and root not in scope.stored and root not in scope.params:
+        scope = scope.parent
+    return (f"scope {id(scope.node)}" if scope is not None and scope.node is not None else "module"), path
 
 
 def _has_depth(call: cst.Call) -> bool:
