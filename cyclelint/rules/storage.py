@@ -53,9 +53,9 @@ class StorageRule(Checker):
         self.sized: dict[str, str] = {}  # class -> why its instances hold tensors or modules
         self.container_stores: list[tuple] = []  # (fn, local, its binding, stmt, kept, where) until fn ends
         self.stored_errors: list[tuple] = []  # (stmt, kept, where, slot, fn) reported once the file is read
-        self.raised: set[tuple] = set()  # (slot, id of the function's node) of what the file raises again from where it was kept
+        self.raised: set[tuple] = set()  # (slot, id of the raising function's node) of what the file raises
         self.bound_paths: dict[tuple[int, str], str] = {}  # local -> the slot it was read from (``e = self._error``)
-        self.raised_locals: list[tuple] = []  # (stmt, local, slot it was read from) of locals bound to a call, raised
+        self.raised_locals: list[tuple] = []  # (stmt, local, slot it was read from): a call's result, raised
         self.exits: list[tuple[cst.CSTNode, str, str, str]] = []  # atexit.register in a function, not unregistered
         self.unregistered: set[str] = set()
 
@@ -167,9 +167,9 @@ class StorageRule(Checker):
                 self.raised.add((_slot(path, fn), id(fn.node)))
         if isinstance(node.exc, cst.Name) and node.exc.value not in fn.handlers:
             stmt = self.new_exc.pop((id(fn), node.exc.value), None)
-            taken_from = self.bound_paths.get((id(fn), node.exc.value))
             if stmt is not None:
                 # ``item = self.queue.get(); raise item``: no new exception if the file hands one over there
+                taken_from = self.bound_paths.get((id(fn), node.exc.value))
                 self.raised_locals.append((stmt, node.exc.value, _slot(taken_from, fn) if taken_from else None))
 
     def leave_function(self, fn):
