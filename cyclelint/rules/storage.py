@@ -6,7 +6,7 @@ import libcst as cst
 
 from ..analysis import exprs as ex
 from ..analysis.held import held_paths
-from ..analysis.holds import annotation_holds, annotation_of, comprehension_names, variable_holds
+from ..analysis.holds import annotation_holds, annotation_of, comprehension_names, defining_scope, variable_holds
 from ..analysis.scopes import Function
 from ..analysis.weak import is_weak
 from ..project.records import PendingCache
@@ -367,10 +367,8 @@ def _slot(path: str, fn: Function) -> tuple[str, str]:
     method = fn.enclosing_method()
     if root == fn.instance and method is not None and method.cls is not None:
         return f"class {method.cls.name}", rest
-    scope: Function | None = fn
-    while scope is not None and scope.node is not None and root not in scope.stored and root not in scope.params:
-        scope = scope.parent
-    return (f"scope {id(scope.node)}" if scope is not None and scope.node is not None else "module"), path
+    scope = defining_scope(root, fn)
+    return (f"scope {id(scope.node)}" if scope is not None else "module"), path
 
 
 def _has_depth(call: cst.Call) -> bool:
