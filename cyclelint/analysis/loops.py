@@ -27,19 +27,20 @@ class LoopKinds:
         self.value = value  # what an expression is, in the function being walked
 
     def data_iter(self, iterable: cst.BaseExpression, names: list[str], fn: Function) -> tuple[bool, bool]:
-        """(each iteration takes fresh data, only by a weak name). What the iterable is decides first:
-        layers of a model (``zip(feats, self.blocks)``), the pieces of one tensor (``x.split(4)``) and
-        its positions (``range(x.size(1))``) are parts of one forward pass; ``range(n)`` repeats a
-        computation (a weak step), and only ``range(len(dataset))`` names its data. ``names``: the
-        iterable's identifiers (iter_identifiers)."""
-        parts = iterated_parts(iterable)
-        if any(self.value(p).module or self.value(p).attached or self.is_pieces(p, fn) for p in parts):
-            return False, False
-        counted = isinstance(iterable, cst.Call) and ex.callee(iterable) == "range"
-        if counted and any(self.is_extent(a.value, fn) for a in iterable.args):
-            return False, False
+        """(each iteration takes fresh data, only by a weak name), for a loop that does not walk the parts of
+        one forward pass (``one_pass``, asked first): ``range(n)`` repeats a computation (a weak step), and
+        only ``range(len(dataset))`` names its data. ``names``: the iterable's identifiers (iter_identifiers)."""
         method = fn.enclosing_method()
         return named_data(CST, iterable, names, in_module=bool(method and method.cls and method.cls.is_module))
+
+    def one_pass(self, iterable: cst.BaseExpression, fn: Function) -> bool:
+        """The loop walks the parts of one forward pass, decided by what the iterable is: the layers of a model
+        (``zip(feats, self.blocks)``), the pieces of one tensor (``x.split(4)``) or its positions
+        (``range(x.size(1))``). Its iterations take no fresh data."""
+        if any(self.value(p).module or self.value(p).attached or self.is_pieces(p, fn) for p in iterated_parts(iterable)):
+            return True
+        counted = isinstance(iterable, cst.Call) and ex.callee(iterable) == "range"
+        return counted and any(self.is_extent(a.value, fn) for a in iterable.args)
 
     def bound(self, fn: Function, name: str, value: cst.BaseExpression | None, unpacked: bool = False) -> None:
         """``name`` bound to ``value`` in ``fn`` (``unpacked``: one name of ``a, b = value``)."""

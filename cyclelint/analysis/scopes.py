@@ -16,6 +16,7 @@ class Loop:
     targets: frozenset[str] = frozenset()
     has_step: bool = False  # body calls backward()/step()/zero_grad()
     weak: bool = False  # a data loop only by a weak name (chunks, prompts): a local list built there is one call's
+    one_pass: bool = False  # walks the parts of one forward pass (LoopKinds.one_pass), even when it runs backward()
     capped: frozenset[str] = frozenset()  # ``while True`` left once len(X) reaches a bound: X cannot grow past it
     resets: set[str] = field(default_factory=set)  # names rebound or cleared inside
 

@@ -307,8 +307,9 @@ class Walker:
         self.header(node.iter, node)
         iter_names = iter_identifiers(CST, node.iter)
         iter_val = self.value(node.iter)
-        data, weak = self.loop_kinds.data_iter(node.iter, iter_names, fn)
-        loop = Loop(node, data_iter=data, targets=frozenset(ex.loaded_names(node.target)), weak=weak)
+        one_pass = self.loop_kinds.one_pass(node.iter, fn)
+        data, weak = (False, False) if one_pass else self.loop_kinds.data_iter(node.iter, iter_names, fn)
+        loop = Loop(node, data_iter=data, targets=frozenset(ex.loaded_names(node.target)), weak=weak, one_pass=one_pass)
         is_mod = iter_val.module or any(MODULE_ITER_RE.search(n) for n in iter_names)
         fn.loops.append(loop)
         for name in loop.targets:
