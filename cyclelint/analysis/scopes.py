@@ -49,6 +49,7 @@ class ClassInfo:
     init_params: list[str] = field(default_factory=list)
     kept_params: set[str] = field(default_factory=set)  # __init__ params stored on self
     removed_attrs: set[str] = field(default_factory=set)  # handles .remove()d somewhere
+    released: dict[str, set[str]] = field(default_factory=dict)  # X -> methods but __init__ dropping self.X
     grad_off: set[str] = field(default_factory=set)  # methods defined to run with grad off (``@torch.no_grad()``)
 
 

@@ -11,10 +11,9 @@ from ..judgements import iter_identifiers
 from ..vocabulary import CLEAR_METHODS, MODULE_ITER_RE, STEP_METHODS, STORE_METHODS
 from . import exprs as ex
 from .bindings import keeps_old, module_functions
+from .class_facts import note_attr_store, note_release
 from .cst_reading import CST
 from .definitions import class_of, function_of
-from .held import held_names
-from .holds import annotation_of, code_class
 from .loops import LoopKinds, len_capped
 from .scopes import Binding, FileFacts, Function, Loop, Store
 from .tensors import SAFE, Evaluator, Value, grad_context, join_branches
@@ -122,6 +121,8 @@ class Walker:
         else:
             self.scan(node, node)
             if isinstance(node, cst.Del):
+                for target in ex.deleted(node):
+                    note_release(ex.dotted(target), fn)
                 for rule in self.rules:
                     rule.on_del(node, fn)
             elif isinstance(node, cst.Return):
@@ -278,23 +279,7 @@ class Walker:
 
     def emit_store(self, store: Store) -> None:
         fn = self.fn
-        method = fn.enclosing_method()
-        if store.kind == "attr" and store.target and method is not None and method.cls is not None:
-            head, _, attr = store.target.partition(".")
-            if head == fn.instance and "." not in attr:
-                cls = method.cls
-                cls.data_attrs.add(attr)
-                val = self.value(store.value)
-                if val.module:
-                    cls.module_attrs.add(attr)
-                # the class: from the value's constructor, the annotation of the parameter stored, or the store's own
-                param = store.value.value if isinstance(store.value, cst.Name) and fn is method else None
-                kind = val.cls or (code_class(annotation_of(param, method)) if param in method.params[1:] else None) or (
-                    code_class(store.stmt.annotation.annotation) if isinstance(store.stmt, cst.AnnAssign) else None)
-                if kind:
-                    cls.attr_types[attr] = kind
-                if method.name == "__init__" and fn is method:
-                    cls.kept_params.update(held_names(store.value) & set(fn.params[1:]))
+        note_attr_store(store, fn, self.value)
         if store.kind == "attr" and store.target and not store.augmented and store.target not in ex.dotted_paths(store.value):
             for loop in fn.loops:
                 loop.resets.add(store.target)

@@ -68,6 +68,7 @@ class LinkRule(Checker):
         # self.x.method(self): (statement, the class of the method it is in, self, x, method, argument), judged
         # once the file's classes say what x is
         self.handed: list[tuple[cst.CSTNode, ClassInfo, str, str, str, int, str | None]] = []
+        self.slotted: list[tuple[ClassInfo, str, str, cst.CSTNode, PendingCtor]] = []  # see _kept_on_instance
 
     def _local(self, fn: Function, name: str) -> bool:
         return name == fn.instance or name in fn.params or name in fn.stored
@@ -90,11 +91,11 @@ class LinkRule(Checker):
                 gens = {r: b.index for r in {root, owner.split(".", 1)[0]} if (b := fn.bindings.get(r))}
                 self.links.setdefault(id(fn), []).append(Link(fn.counter, store.stmt, owner, path, store.target, store.kind, gens))
         if fn.instance and owner.split(".", 1)[0] == fn.instance:
-            self._ctor_calls(store.value, store.stmt, fn)
+            records = self._ctor_calls(store.value, store.stmt, fn, keep=False)
             for path in held_paths(store.value):
                 self.via_locals.pop((id(fn), path), None)
-                for stmt, ctor in self.ctor_locals.pop((id(fn), path), []):
-                    self.hand_on(stmt, ctor)
+                records += self.ctor_locals.pop((id(fn), path), [])
+            self._kept_on_instance(store, fn, records)
 
     def on_bind(self, name, value, stmt, fn):
         if _function_ctx(fn) is not None:  # only an autograd forward's ctx stores ask what is a view of what
@@ -130,6 +131,18 @@ class LinkRule(Checker):
             for node, ctor in found:
                 self.hand_on(node, ctor)
         return found
+
+    def _kept_on_instance(self, store, fn: Function, records: list[tuple[cst.CSTNode, PendingCtor]]) -> None:
+        """New objects that hold the instance, kept on its ``self.X``: judged once the file is read, as a
+        method further down may drop ``self.X`` again (a teardown: ``ClassInfo.released``)."""
+        method = fn.enclosing_method()
+        path = store.target if store.kind == "attr" else store.owner
+        attr = (path or "").partition(".")[2].partition(".")[0]
+        for stmt, ctor in records:
+            if method is None or method.cls is None or not attr:
+                self.hand_on(stmt, ctor)
+            else:
+                self.slotted.append((method.cls, attr, method.name, stmt, ctor))
 
     def _class_level(self, owner: str, fn: Function) -> bool:
         """``self.instances`` that only the class body binds: the container is the class's, shared by every
@@ -211,6 +224,10 @@ class LinkRule(Checker):
                     self.hand_on(*record)
 
     def leave_file(self):
+        for cls, attr, method, stmt, ctor in self.slotted:
+            if not cls.released.get(attr, set()) - {method}:
+                self.hand_on(stmt, ctor)
+        self.slotted = []
         classes = self.walker.facts.classes
         for stmt, cls, obj, attr, method, index, keyword in self.handed:
             kind = _attribute_class(cls, attr, classes)

@@ -85,8 +85,6 @@ class SelfCaptureRule(Checker):
         self.sized: set[int] = set()  # classes whose instances may hold something of size (see capture_lifetime.small)
         self.small_classes: set[str] = set()  # classes of this file whose instances hold only small values
         self.result_slots: dict[tuple[int, str], str] = {}  # (class, method) -> X of ``self.X = self.method(...)``
-        # (class, X) -> the methods, ``__init__`` aside, that drop ``self.X`` (``= None``, ``del``): a teardown
-        self.released: dict[tuple[int, str], set[str]] = {}
 
     # -- what a value captures ---------------------------------------------
     def capture(self, expr: cst.BaseExpression, names: set[str], fn: Function, target_attr: str | None = None) -> Capture | None:
@@ -178,8 +176,6 @@ class SelfCaptureRule(Checker):
     # -- stores ------------------------------------------------------------
     def on_store(self, store, fn):
         self.kept.setdefault(id(fn), set()).update(held_names(store.value))
-        if store.kind == "attr" and ex.dotted(store.value) == "None":
-            self._released(store.target, fn)
         if store.owner is None:
             return
         obj = store.owner.split(".", 1)[0]
@@ -213,17 +209,6 @@ class SelfCaptureRule(Checker):
             if is_thread(store.value) or any((id(fn), n) in self.thread_locals for n in held):
                 p.threads = {where} | held
             self._defer(p)
-
-    def on_del(self, node, fn):
-        for target in ex.deleted(node):
-            self._released(ex.dotted(target), fn)
-
-    def _released(self, path: str | None, fn: Function) -> None:
-        """``self.X = None`` or ``del self.X`` in a method's own body (a nested function may never run)."""
-        head, _, attr = (path or "").partition(".")
-        if fn.is_method and fn.cls is not None and fn.name != "__init__" and head == fn.instance and attr \
-                and "." not in attr:
-            self.released.setdefault((id(fn.cls), attr), set()).add(fn.name)
 
     # -- hooks -------------------------------------------------------------
     def on_call(self, call, stmt, fn):
@@ -367,7 +352,7 @@ class SelfCaptureRule(Checker):
             return False
         head, _, rest = p.slot.partition(".")
         attr = rest.partition(".")[0]
-        return head == p.obj and bool(self.released.get((id(cls), attr), set()) - {method.name})
+        return head == p.obj and bool(cls.released.get(attr, set()) - {method.name})
 
     def _is_bound_method(self, cls: ClassInfo, attr: str, lenient: bool) -> bool:
         """``self.attr`` is a regular method (of the class or a base in this file)."""

@@ -1,0 +1,49 @@
+"""What a method's stores on its instance tell about the instance's class (``ClassInfo``): the attributes it
+sets, which hold modules and of which class, the ``__init__`` parameters it keeps, and the attributes some
+method drops again (a teardown)."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from . import exprs as ex
+from .held import held_names
+from .holds import annotation_of, code_class
+
+if TYPE_CHECKING:
+    from .scopes import Function, Store
+    from .tensors import Value
+
+
+def note_attr_store(store: Store, fn: Function, value_of: Callable[[cst.BaseExpression], Value]) -> None:
+    """``self.X = value`` in a method of a class (``value_of``: what an expression is there)."""
+    method = fn.enclosing_method()
+    head, _, attr = store.target.partition(".") if store.target else ("", "", "")
+    if store.kind != "attr" or method is None or method.cls is None or head != fn.instance or not attr or "." in attr:
+        return
+    cls = method.cls
+    cls.data_attrs.add(attr)
+    val = value_of(store.value)
+    if val.module:
+        cls.module_attrs.add(attr)
+    # the class: from the value's constructor, the annotation of the parameter stored, or the store's own
+    param = store.value.value if isinstance(store.value, cst.Name) and fn is method else None
+    kind = val.cls or (code_class(annotation_of(param, method)) if param in method.params[1:] else None) or (
+        code_class(store.stmt.annotation.annotation) if isinstance(store.stmt, cst.AnnAssign) else None)
+    if kind:
+        cls.attr_types[attr] = kind
+    if method.name == "__init__" and fn is method:
+        cls.kept_params.update(held_names(store.value) & set(fn.params[1:]))
+    if ex.is_none(store.value):
+        note_release(store.target, fn)
+
+
+def note_release(path: str | None, fn: Function) -> None:
+    """``self.X = None`` or ``del self.X`` in a method's own body (a nested function may never run), other than
+    ``__init__``: the class drops what ``self.X`` held, as a teardown does (``ClassInfo.released``)."""
+    head, _, attr = (path or "").partition(".")
+    if fn.is_method and fn.cls is not None and fn.name != "__init__" and head == fn.instance and attr \
+            and "." not in attr:
+        fn.cls.released.setdefault(attr, set()).add(fn.name)
