@@ -13,7 +13,7 @@ from .held import held_names
 from .holds import annotation_of, code_class
 
 if TYPE_CHECKING:
-    from .scopes import Function, Store
+    from .scopes import ClassInfo, Function, Store
     from .tensors import Value
 
 
@@ -47,3 +47,9 @@ def note_release(path: str | None, fn: Function) -> None:
     if fn.is_method and fn.cls is not None and fn.name != "__init__" and head == fn.instance and attr \
             and "." not in attr:
         fn.cls.released.setdefault(attr, set()).add(fn.name)
+
+
+def torn_down(cls: ClassInfo, attr: str, method: Function) -> bool:
+    """What ``method`` stores on ``self.<attr>`` is dropped again by another method of the class, one that
+    ``method`` does not call itself (a ``self._reset()`` before the store is no teardown)."""
+    return bool(cls.released.get(attr, set()) - {method.name} - method.self_loads)

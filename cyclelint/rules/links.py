@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 
 from ..analysis import exprs as ex
+from ..analysis.class_facts import torn_down
 from ..analysis.held import held_paths
 from ..analysis.scopes import ClassInfo, Function
 from ..analysis.weak import is_weak
@@ -68,7 +69,7 @@ class LinkRule(Checker):
         # self.x.method(self): (statement, the class of the method it is in, self, x, method, argument), judged
         # once the file's classes say what x is
         self.handed: list[tuple[cst.CSTNode, ClassInfo, str, str, str, int, str | None]] = []
-        self.slotted: list[tuple[ClassInfo, str, str, cst.CSTNode, PendingCtor]] = []  # see _kept_on_instance
+        self.slotted: list[tuple[ClassInfo, str, Function, cst.CSTNode, PendingCtor]] = []  # see _kept_on_instance
 
     def _local(self, fn: Function, name: str) -> bool:
         return name == fn.instance or name in fn.params or name in fn.stored
@@ -142,7 +143,7 @@ class LinkRule(Checker):
             if method is None or method.cls is None or not attr:
                 self.hand_on(stmt, ctor)
             else:
-                self.slotted.append((method.cls, attr, method.name, stmt, ctor))
+                self.slotted.append((method.cls, attr, method, stmt, ctor))
 
     def _class_level(self, owner: str, fn: Function) -> bool:
         """``self.instances`` that only the class body binds: the container is the class's, shared by every
@@ -225,7 +226,7 @@ class LinkRule(Checker):
 
     def leave_file(self):
         for cls, attr, method, stmt, ctor in self.slotted:
-            if not cls.released.get(attr, set()) - {method}:
+            if not torn_down(cls, attr, method):
                 self.hand_on(stmt, ctor)
         self.slotted = []
         classes = self.walker.facts.classes

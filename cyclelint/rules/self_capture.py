@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 
 from ..analysis import exprs as ex
+from ..analysis.class_facts import torn_down
 from ..analysis.cst_reading import CST
 from ..analysis.held import held_names
 from ..analysis.scopes import ClassInfo, Function
@@ -352,7 +353,7 @@ class SelfCaptureRule(Checker):
             return False
         head, _, rest = p.slot.partition(".")
         attr = rest.partition(".")[0]
-        return head == p.obj and bool(cls.released.get(attr, set()) - {method.name})
+        return head == p.obj and torn_down(cls, attr, method)
 
     def _is_bound_method(self, cls: ClassInfo, attr: str, lenient: bool) -> bool:
         """``self.attr`` is a regular method (of the class or a base in this file)."""
