@@ -37,16 +37,40 @@ def note_attr_store(store: Store, fn: Function, value_of: Callable[[cst.BaseExpr
     if method.name == "__init__" and fn is method:
         cls.kept_params.update(held_names(store.value) & set(fn.params[1:]))
     if ex.is_none(store.value):
-        note_release(store.target, fn)
+        note_release(attr, fn)
 
 
-def note_release(path: str | None, fn: Function) -> None:
-    """``self.X = None`` or ``del self.X`` in a method's own body (a nested function may never run), other than
-    ``__init__``: the class drops what ``self.X`` held, as a teardown does (``ClassInfo.released``)."""
-    head, _, attr = (path or "").partition(".")
-    if fn.is_method and fn.cls is not None and fn.name != "__init__" and head == fn.instance and attr \
-            and "." not in attr:
-        fn.cls.released.setdefault(attr, set()).add(fn.name)
+def note_release(slot: str | None, fn: Function) -> None:
+    """``slot`` dropped in a method's own body (a nested function may never run), other than ``__init__``: the
+    class drops what it held, as a teardown does (``ClassInfo.released``). ``slot``: ``X`` of ``self.X = None``
+    or ``del self.X``, or a keyed item, ``_context["current"] = None``, ``del registry[self.name]``."""
+    if slot and fn.is_method and fn.cls is not None and fn.name != "__init__":
+        fn.cls.released.setdefault(slot, set()).add(fn.name)
+
+
+def deleted_slot(target: cst.BaseExpression, fn: Function) -> str | None:
+    """The slot ``del target`` drops: ``X`` of ``self.X``, or a keyed item (``item_slot``)."""
+    head, _, attr = (ex.dotted(target) or "").partition(".")
+    if head and head == fn.instance and attr and "." not in attr:
+        return attr
+    return item_slot(target)
+
+
+def item_slot(target: cst.BaseExpression) -> str | None:
+    """``registry["current"]``, ``registry[self.name]``: an item whose key is a constant or a dotted name, the
+    same slot wherever the code writes it; None for any other key."""
+    if not isinstance(target, cst.Subscript) or len(target.slice) != 1 or not isinstance(target.slice[0].slice, cst.Index):
+        return None
+    owner, key = ex.dotted(target.value), key_text(target.slice[0].slice.value)
+    return f"{owner}[{key}]" if owner and key else None
+
+
+def key_text(key: cst.BaseExpression) -> str | None:
+    if isinstance(key, cst.SimpleString):
+        return repr(key.evaluated_value)
+    if isinstance(key, cst.Integer):
+        return key.value
+    return ex.dotted(key)
 
 
 def torn_down(cls: ClassInfo, attr: str, method: Function) -> bool:

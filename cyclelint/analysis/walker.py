@@ -11,7 +11,7 @@ from ..judgements import iter_identifiers
 from ..vocabulary import CLEAR_METHODS, MODULE_ITER_RE, STEP_METHODS, STORE_METHODS
 from . import exprs as ex
 from .bindings import keeps_old, module_functions
-from .class_facts import note_attr_store, note_release
+from .class_facts import deleted_slot, item_slot, key_text, note_attr_store, note_release
 from .cst_reading import CST
 from .definitions import class_of, function_of
 from .loops import LoopKinds, len_capped
@@ -122,7 +122,7 @@ class Walker:
             self.scan(node, node)
             if isinstance(node, cst.Del):
                 for target in ex.deleted(node):
-                    note_release(ex.dotted(target), fn)
+                    note_release(deleted_slot(target, fn), fn)
                 for rule in self.rules:
                     rule.on_del(node, fn)
             elif isinstance(node, cst.Return):
@@ -176,6 +176,8 @@ class Walker:
             if path:
                 for loop in fn.loops:
                     loop.resets.add(path)
+            key = key_text(call.args[0].value) if name == "pop" and path and call.args else None
+            note_release(f"{path}[{key}]" if key else None, fn)  # registry.pop(self.name, None)
         if name in STORE_METHODS and recv is not None and ex.container_call(call, name, fn.instance):
             value = ex.arg(call, STORE_METHODS[name], "value") if call.args else None
             if value is not None:
@@ -267,6 +269,8 @@ class Walker:
             self.emit_store(Store(stmt, owner, slot, value, "attr", augmented=augmented))
         elif isinstance(target, cst.Subscript):
             owner = ex.dotted(ex.strip_items(target))
+            if ex.is_none(value):
+                note_release(item_slot(target), self.fn)
             self.put_into_local(owner, value)
             self.emit_store(Store(stmt, owner, (owner + "[]") if owner else None, value, "item", augmented=augmented))
 

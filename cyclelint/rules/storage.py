@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis import exprs as ex
+from ..analysis.class_facts import item_slot, torn_down
 from ..analysis.held import held_paths
 from ..analysis.holds import annotation_holds, annotation_of, comprehension_names, defining_scope, variable_holds
 from ..analysis.scopes import Function
@@ -58,6 +59,7 @@ class StorageRule(Checker):
         self.raised_locals: list[tuple] = []  # (stmt, local, slot it was read from): a call's result, raised
         self.exits: list[tuple[cst.CSTNode, str, str, str]] = []  # atexit.register in a function, not unregistered
         self.unregistered: set[str] = set()
+        self.registered: list[tuple] = []  # (store, fn, message): CYC404 unless a teardown of the class drops it
 
     def _kept(self, expr: cst.BaseExpression, fn: Function) -> tuple[str, str] | None:
         """("exception"|"frame", description) when ``expr`` holds an exception, traceback or frame."""
@@ -125,7 +127,7 @@ class StorageRule(Checker):
         obj = self._registered(store, fn)
         if obj and self._is_registry(store, fn):
             where = (store.owner or "").replace("[]", "")
-            self.report(store.stmt, "CYC404", MSG_REGISTRY.format(obj=obj, where=where))
+            self.registered.append((store, fn, MSG_REGISTRY.format(obj=obj, where=where)))
 
     def on_bind(self, name, value, stmt, fn):
         key = (id(fn), name)
@@ -266,6 +268,10 @@ class StorageRule(Checker):
             if what not in self.unregistered:
                 self.report(stmt, "CYC404", MSG_ATEXIT.format(what=what, fn=fn_name, held=held))
         self.exits, self.unregistered = [], set()
+        for store, fn, message in self.registered:
+            if not self._torn_down(store, fn):
+                self.report(store.stmt, "CYC404", message)
+        self.registered = []
         for stmt, kind, what, name, passed_to in self.kept_locals:
             if not passed_to & self.clearers:  # a helper of this file that clears its traceback breaks the cycle
                 self._say(stmt, kind, what, where=f"local {name}, which outlives the except block"
@@ -309,6 +315,16 @@ class StorageRule(Checker):
             if why:
                 return f"{name} ({why})"
         return None
+
+    @staticmethod
+    def _torn_down(store, fn: Function) -> bool:
+        """``_context["current"] = self`` in ``__enter__`` that ``__exit__`` sets back to None (or deletes, or
+        pops): the class drops the entry itself, as it drops an attribute in a teardown."""
+        method = fn.enclosing_method()
+        targets = [t.target for t in store.stmt.targets] if isinstance(store.stmt, cst.Assign) else []
+        slots = [item_slot(t) for t in targets if ex.dotted(ex.strip_items(t)) == store.owner]
+        return (store.kind == "item" and method is not None and method.cls is not None
+                and any(slot and torn_down(method.cls, slot, method) for slot in slots))
 
     def _is_registry(self, store, fn: Function) -> bool:
         if not store.owner:
