@@ -43,8 +43,11 @@ def note_attr_store(store: Store, fn: Function, value_of: Callable[[cst.BaseExpr
 def note_release(slot: str | None, fn: Function) -> None:
     """``slot`` dropped in a method's own body (a nested function may never run), other than ``__init__``: the
     class drops what it held, as a teardown does (``ClassInfo.released``). ``slot``: ``X`` of ``self.X = None``
-    or ``del self.X``, or a keyed item, ``_context["current"] = None``, ``del registry[self.name]``."""
-    if slot and fn.is_method and fn.cls is not None and fn.name != "__init__":
+    or ``del self.X``, or a keyed item of a container the method does not bind, ``_context["current"] = None``,
+    ``del registry[self.name]``."""
+    container, keyed, _ = (slot or "").partition("[")
+    local = bool(keyed) and container.partition(".")[0] in {*fn.params, *fn.stored}
+    if slot and fn.is_method and fn.cls is not None and fn.name != "__init__" and not local:
         fn.cls.released.setdefault(slot, set()).add(fn.name)
 
 
@@ -73,7 +76,8 @@ def key_text(key: cst.BaseExpression) -> str | None:
     return ex.dotted(key)
 
 
-def torn_down(cls: ClassInfo, attr: str, method: Function) -> bool:
-    """What ``method`` stores on ``self.<attr>`` is dropped again by another method of the class, one that
-    ``method`` does not call itself (a ``self._reset()`` before the store is no teardown)."""
-    return bool(cls.released.get(attr, set()) - {method.name} - method.self_loads)
+def torn_down(cls: ClassInfo, slot: str, method: Function) -> bool:
+    """What ``method`` stores in ``slot`` (``X`` of ``self.X``, or a keyed item: ``note_release``) is dropped
+    again by another method of the class, one that ``method`` does not call itself (a ``self._reset()`` before
+    the store is no teardown)."""
+    return bool(cls.released.get(slot, set()) - {method.name} - method.self_loads)

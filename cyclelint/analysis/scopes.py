@@ -49,7 +49,8 @@ class ClassInfo:
     init_params: list[str] = field(default_factory=list)
     kept_params: set[str] = field(default_factory=set)  # __init__ params stored on self
     removed_attrs: set[str] = field(default_factory=set)  # handles .remove()d somewhere
-    released: dict[str, set[str]] = field(default_factory=dict)  # X -> methods but __init__ dropping self.X
+    # X of self.X, or a keyed item of a container it does not bind -> the methods but __init__ that drop it
+    released: dict[str, set[str]] = field(default_factory=dict)
     grad_off: set[str] = field(default_factory=set)  # methods defined to run with grad off (``@torch.no_grad()``)
 
 
