@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 def note_attr_store(store: Store, fn: Function, value_of: Callable[[cst.BaseExpression], Value]) -> None:
     """``self.X = value`` in a method of a class (``value_of``: what an expression is there)."""
     method = fn.enclosing_method()
-    head, _, attr = store.target.partition(".") if store.target else ("", "", "")
-    if store.kind != "attr" or method is None or method.cls is None or head != fn.instance or not attr or "." in attr:
+    attr = own_attr(store.target, fn.instance)
+    if store.kind != "attr" or method is None or method.cls is None or attr is None:
         return
     cls = method.cls
     cls.data_attrs.add(attr)
@@ -51,12 +51,16 @@ def note_release(slot: str | None, fn: Function) -> None:
         fn.cls.released.setdefault(slot, set()).add(fn.name)
 
 
+def own_attr(path: str | None, instance: str | None, nested: bool = False) -> str | None:
+    """X of ``instance.X``; with ``nested``, also of ``instance.X.y`` (``self.X`` holds what is stored deeper)."""
+    head, _, rest = (path or "").partition(".")
+    attr, _, deeper = rest.partition(".")
+    return attr if instance and head == instance and attr and (nested or not deeper) else None
+
+
 def deleted_slot(target: cst.BaseExpression, fn: Function) -> str | None:
     """The slot ``del target`` drops: ``X`` of ``self.X``, or a keyed item (``item_slot``)."""
-    head, _, attr = (ex.dotted(target) or "").partition(".")
-    if head and head == fn.instance and attr and "." not in attr:
-        return attr
-    return item_slot(target)
+    return own_attr(ex.dotted(target), fn.instance) or item_slot(target)
 
 
 def item_slot(target: cst.BaseExpression) -> str | None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 
 from ..analysis import exprs as ex
-from ..analysis.class_facts import torn_down
+from ..analysis.class_facts import own_attr, torn_down
 from ..analysis.held import held_paths
 from ..analysis.scopes import ClassInfo, Function
 from ..analysis.weak import is_weak
@@ -137,8 +137,7 @@ class LinkRule(Checker):
         """New objects that hold the instance, kept on its ``self.X``: judged once the file is read, as a
         method further down may drop ``self.X`` again (a teardown: ``ClassInfo.released``)."""
         method = fn.enclosing_method()
-        path = store.target if store.kind == "attr" else store.owner
-        attr = (path or "").partition(".")[2].partition(".")[0]
+        attr = own_attr(store.target if store.kind == "attr" else store.owner, fn.instance, nested=True)
         for stmt, ctor in records:
             if method is None or method.cls is None or not attr:
                 self.hand_on(stmt, ctor)

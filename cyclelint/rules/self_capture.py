@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 
 from ..analysis import exprs as ex
-from ..analysis.class_facts import torn_down
+from ..analysis.class_facts import own_attr, torn_down
 from ..analysis.cst_reading import CST
 from ..analysis.held import held_names
 from ..analysis.scopes import ClassInfo, Function
@@ -349,11 +349,9 @@ class SelfCaptureRule(Checker):
         again, as a teardown does: the class breaks the cycle itself. A hook stays registered whatever
         ``self.X`` holds: only its handle's ``.remove()`` undoes it."""
         method = p.fn.enclosing_method() if p.fn is not None else None
-        if p.hook or p.slot is None or method is None or p.obj != p.fn.instance:
-            return False
-        head, _, rest = p.slot.partition(".")
-        attr = rest.partition(".")[0]
-        return head == p.obj and torn_down(cls, attr, method)
+        attr = own_attr(p.slot, p.obj, nested=True)
+        return not p.hook and attr is not None and method is not None and p.obj == p.fn.instance \
+            and torn_down(cls, attr, method)
 
     def _is_bound_method(self, cls: ClassInfo, attr: str, lenient: bool) -> bool:
         """``self.attr`` is a regular method (of the class or a base in this file)."""
