@@ -8,7 +8,7 @@ from .ast_reading import held_paths
 from .astutil import attribute_stores, class_defs, class_functions, dotted, last, statements, stores
 from .grad_wrappers import grad_off_methods, no_grad_defs
 from .project.records import MethodKeeps
-from .vocabulary import CACHES, is_module_class
+from .vocabulary import CACHES, binds_instance, is_module_class, method_kind
 
 
 def class_summaries(tree: ast.Module, grad_wrappers: bool = True) -> dict:
@@ -56,13 +56,14 @@ def method_summaries(cls: ast.ClassDef) -> tuple[list[str], dict[str, MethodKeep
     a property whose setter keeps what it is given (a setter that keeps ``weakref.ref(value)`` does not)."""
     functions = class_functions(cls.body)
     decorators = {id(f): {last(d.func if isinstance(d, ast.Call) else d) for d in f.decorator_list} for f in functions}
-    properties = {f.name for f in functions if decorators[id(f)] & {"property", "cached_property", "setter"}}
+    kinds = {id(f): method_kind(decorators[id(f)]) for f in functions}
+    properties = {f.name for f in functions if kinds[id(f)] in ("property", "cached_property")}
     setters = {f.name: _kept_arguments(f, set()) for f in functions if "setter" in decorators[id(f)]}
     through = {name for name, kept in setters.items() if kept}
     methods: list[str] = []
     keeps: dict[str, MethodKeeps] = {}
     for f in functions:
-        if f.name == "__init__" or f.name in properties or decorators[id(f)] & {"staticmethod", "classmethod"}:
+        if f.name == "__init__" or f.name in properties or not binds_instance(kinds[id(f)]):
             continue
         methods.append(f.name)
         kept = _kept_arguments(f, properties - through)

@@ -126,6 +126,22 @@ def registers(method: str) -> bool:
     return bool(tokens) and tokens[0] in REGISTERING_VERBS
 
 
+_METHOD_KINDS = ("staticmethod", "classmethod", "property", "cached_property")
+
+
+def method_kind(decorators: set[str] | list[str]) -> str:
+    """What a method is, from the last parts of its decorators' names: one of ``_METHOD_KINDS``
+    (``@x.setter`` and its kin are still the property ``x``) or ``"method"``."""
+    if any(d in ("setter", "getter", "deleter") for d in decorators):
+        return "property"
+    return next((k for k in _METHOD_KINDS if k in decorators), "method")
+
+
+def binds_instance(kind: str) -> bool:
+    """A method of this kind gets the instance as its first positional parameter."""
+    return kind not in ("staticmethod", "classmethod")
+
+
 def is_module_class(bases: list[str], module_classes: set[str]) -> bool:
     """A class statement's bases (dotted) make an ``nn.Module``: ``nn.*``, a module class of the file,
     or a base named like ...Module / ...Model (``PreTrainedModel``)."""

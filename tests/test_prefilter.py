@@ -483,6 +483,43 @@ def test_module_level_caches_go_on_only_with_a_parameter_that_may_hold_a_tensor_
         _same(src.encode(), "kept.py")
 
 
+def test_a_cache_on_a_static_method_needs_no_libcst():
+    """A cache on a staticmethod or classmethod keeps no instance, and CYC402 reports caches on methods
+    only for what the instance holds: transformers' position embeddings cache their tables this way
+    (``@staticmethod @compile_compatible_method_lru_cache``, 19 files). The same cache on a plain method
+    of the module keeps the module and goes on, whether the decorator is ``lru_cache`` or a helper."""
+    import ast
+
+    from cyclelint.prefilter import may_have_findings
+
+    clean = textwrap.dedent(
+        """\
+        from functools import lru_cache
+        from torch import nn
+        from .pytorch_utils import compile_compatible_method_lru_cache
+
+        class SinePositionEmbedding(nn.Module):
+            @staticmethod
+            @compile_compatible_method_lru_cache(maxsize=32)
+            def build_table(*args, **kwargs):
+                return build(*args, **kwargs)
+
+            @classmethod
+            @lru_cache(maxsize=8)
+            def grid(cls, height: int, width: int):
+                return height * width
+        """)
+    assert not may_have_findings(ast.parse(clean), DEFAULT_CODES)
+    _same(clean.encode(), "embeddings.py")
+    # whether the helper wraps lru_cache is known once the project is read (PendingCache): sent on
+    helper = clean.replace("    @staticmethod\n", "").replace("(*args, **kwargs)", "(self, *args, **kwargs)", 1)
+    plain = clean.replace("    @classmethod\n", "")
+    for kept, reported in ((helper, set()), (plain, {"CYC402"})):
+        assert may_have_findings(ast.parse(kept), DEFAULT_CODES)
+        assert {f.code for f in lint_source(kept.encode(), "kept.py", DEFAULT_CODES).findings} == reported
+        _same(kept.encode(), "kept.py")
+
+
 def test_a_tensor_star_argument_kept_in_a_registry_is_sent_on():
     """``*tensors`` is a parameter too: keeping it in a module-level list is CYC404 (the pre-filter once
     missed it)."""

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..vocabulary import EVAL_STEPS, MODULE_TYPES, NO_GRAD_CONTEXTS, is_module_class
+from ..vocabulary import EVAL_STEPS, MODULE_TYPES, NO_GRAD_CONTEXTS, binds_instance, is_module_class, method_kind
 from . import exprs as ex
 from .holds import code_class, named_type
 from .scopes import ClassInfo, FileFacts, Function
 from .tensors import Value
-
-_METHOD_KINDS = ("staticmethod", "classmethod", "property", "cached_property")
 
 
 def function_of(node: cst.FunctionDef, parent: Function, facts: FileFacts) -> Function:
@@ -21,14 +19,12 @@ def function_of(node: cst.FunctionDef, parent: Function, facts: FileFacts) -> Fu
     params = [p.name.value for p in param_nodes]
     name = node.name.value
     if is_method:
-        kind = next((k for k in _METHOD_KINDS if k in decos), "method")
-        if any(d in ("setter", "getter", "deleter") for d in decos):
-            kind = "property"  # @x.setter: still the property x
+        kind = method_kind(decos)
         parent.cls.methods.setdefault(name, kind)  # type: ignore[union-attr]
         if name == "__init__":
             parent.cls.init_params = params[1:]  # type: ignore[union-attr]
         positional = [*node.params.posonly_params, *node.params.params]  # ``def f(*args)`` binds no instance
-        instance = positional[0].name.value if positional and kind in ("method", "property", "cached_property") else None
+        instance = positional[0].name.value if positional and binds_instance(kind) else None
     else:
         instance = parent.instance if parent.instance not in params else None
     no_grad = any(d in NO_GRAD_CONTEXTS or d in facts.grad_off_decorators for d in decos) or (

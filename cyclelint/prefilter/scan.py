@@ -12,8 +12,10 @@ from ..vocabulary import (
     MODULE_ITER_RE,
     MODULE_ITERS,
     PACK_HOOK_REGISTRARS,
+    binds_instance,
     dunder,
     is_module_class,
+    method_kind,
     name_tokens,
 )
 from .calls import check_call
@@ -229,17 +231,19 @@ class Scan:
             self.aliases.add(node.name)  # a closure: a finding only where it is stored or registered
         decos = {last(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list}
         params = node.args.posonlyargs + node.args.args
+        # a cache on a method keeps its instance; a staticmethod's or classmethod's keeps no instance
+        bound = in_class and bool(params) and binds_instance(method_kind(decos))
         sized = sized_params(node.args, self.module_classes) if "CYC4" in self.families else set()
-        if (in_class or (not depth and sized)) and decos & CACHES and "CYC4" in self.families:
+        if (bound or (not depth and sized)) and decos & CACHES and "CYC4" in self.families:
             self.send_on("CYC402: cache decorator on a method, or on a module-level function of a sized parameter")
             return
-        if in_class and "CYC4" in self.families and any("cache" in name_tokens(d) for d in decos):
+        if bound and "CYC4" in self.families and any("cache" in name_tokens(d) for d in decos):
             self.send_on("CYC402: a helper named like a cache on a method (it may wrap lru_cache)")
             return
         for d in node.decorator_list:
             self.expr(d, instance)
         if in_class:
-            instance = params[0].arg if params and not decos & {"staticmethod", "classmethod"} else None
+            instance = params[0].arg if bound else None
             if params:
                 self.stores.instances.add(params[0].arg)
         if self.attr_calls is not None:  # the evaluator also knows a parameter's class from its annotation

@@ -7,7 +7,7 @@ from ..ast_reading import AST, held_paths
 from ..astutil import class_defs, class_functions, dotted, last, reaches, statements, strip_items, walk
 from ..judgements import capture_walk, is_weak, slot_wrapper
 from ..reading import ATTRIBUTE, LAMBDA, NAME
-from ..vocabulary import MODULE_TYPES, PARTIALS, STORE_METHODS, TENSOR_TYPES, name_holds
+from ..vocabulary import MODULE_TYPES, PARTIALS, STORE_METHODS, TENSOR_TYPES, method_kind, name_holds
 
 
 def mentions(value: ast.AST, path: str) -> bool:
@@ -50,9 +50,7 @@ def regular_methods(tree: ast.Module) -> set[str]:
     out = set()
     for node in class_defs(tree):
         for f in class_functions(node.body):
-            decos = {last(d.func if isinstance(d, ast.Call) else d) for d in f.decorator_list}
-            if not decos & {"staticmethod", "classmethod", "property", "cached_property", "setter",
-                            "getter", "deleter"}:
+            if method_kind({last(d.func if isinstance(d, ast.Call) else d) for d in f.decorator_list}) == "method":
                 out.add(f.name)
     return out
 
