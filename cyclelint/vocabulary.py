@@ -191,6 +191,21 @@ def torch_rooted(name: str | None) -> bool:
     return bool(name) and name.split(".", 1)[0] in ("torch", "th", "nn", "F")
 
 
+def is_torch(name: str | None) -> bool:
+    return bool(name) and (name.startswith("torch.") or name.split(".", 1)[0] in ("torch", "th"))
+
+
+def is_functional(name: str | None) -> bool:
+    head = name.rsplit(".", 1)[0] if name and "." in name else ""
+    return head in ("F", "functional", "nn.functional", "torch.nn.functional")
+
+
+def torch_op(name: str | None) -> bool:
+    """A call of a PyTorch function (``torch.div``, ``F.cross_entropy``): what it returns carries a graph only
+    through its arguments, whatever its last name says (``div`` and ``kl_div`` name no loss object)."""
+    return is_torch(name) or is_functional(name)
+
+
 # -- what values are (analysis/tensors.py) --
 # Results that never carry autograd history (integer, boolean or Python values).
 SAFE_METHODS = frozenset(

@@ -520,6 +520,42 @@ def test_a_cache_on_a_static_method_needs_no_libcst():
         _same(kept.encode(), "kept.py")
 
 
+def test_a_torch_function_named_like_a_loss_is_no_graph_of_its_own():
+    """``torch.div`` and ``F.kl_div`` are PyTorch functions: the evaluator gives their result a graph only
+    through their arguments, so their names (``div`` is a loss noun) are no graph evidence for the
+    pre-filter either. transformers' segmentation post-processing (``torch.div(topk_indices, ...)`` in a
+    loop over the batch, 7 files) needs no libcst; the same loop over a model's outputs does."""
+    import ast
+
+    from cyclelint.prefilter import may_have_findings
+
+    clean = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn.functional as F
+
+        def post_process(outputs, num_classes, threshold=0.5):
+            class_logits, mask_logits = outputs.class_queries_logits, outputs.masks_queries_logits
+            results = []
+            for i in range(class_logits.shape[0]):
+                scores = F.softmax(class_logits[i], dim=-1)[:, :-1]
+                scores_per_image, topk_indices = scores.flatten(0, 1).topk(10, sorted=False)
+                topk_indices = torch.div(topk_indices, num_classes, rounding_mode="floor")
+                pred_masks = (mask_logits[i][topk_indices] > 0).float()
+                results.append({"masks": pred_masks, "scores": scores_per_image})
+            return results
+        """)
+    assert not may_have_findings(ast.parse(clean), DEFAULT_CODES)
+    _same(clean.encode(), "post_process.py")
+    trained = clean.replace("def post_process(outputs,", "def post_process(model, loader,").replace(
+        "for i in range(class_logits.shape[0]):", "for i, batch in enumerate(loader):").replace(
+        "F.softmax(class_logits[i]", "F.softmax(model(batch)").replace(
+        "    return results\n", "        F.kl_div(scores, scores).backward()\n    return results\n")
+    assert may_have_findings(ast.parse(trained), DEFAULT_CODES)
+    assert "CYC302" in {f.code for f in lint_source(trained.encode(), "trained.py", DEFAULT_CODES).findings}
+    _same(trained.encode(), "trained.py")
+
+
 def test_a_tensor_star_argument_kept_in_a_registry_is_sent_on():
     """``*tensors`` is a parameter too: keeping it in a module-level list is CYC404 (the pre-filter once
     missed it)."""

@@ -26,6 +26,7 @@ from ..vocabulary import (
     TORCH_UNATTACHED,
     loss_like,
     model_like,
+    torch_op,
     torch_rooted,
 )
 from .bindings import assigned_choices
@@ -89,15 +90,6 @@ def join_branches(env: dict[str, Value], after_if: dict[str, Value]) -> None:
 
 def _of_part(p: Part) -> Value:
     return Value(p.attached, p.tensor, deps=p.deps)
-
-
-def is_torch(name: str | None) -> bool:
-    return bool(name) and (name.startswith("torch.") or name.split(".", 1)[0] in ("torch", "th"))
-
-
-def is_functional(name: str | None) -> bool:
-    head = name.rsplit(".", 1)[0] if name and "." in name else ""
-    return head in ("F", "functional", "nn.functional", "torch.nn.functional")
 
 
 def grad_context(expr: cst.BaseExpression) -> bool | None:
@@ -224,7 +216,7 @@ class Evaluator:
         if name in SAFE_CALLS or (name and name.split(".", 1)[0] in SAFE_ROOTS):
             return SAFE
         args = [a.value for a in call.args]
-        if is_torch(name) or is_functional(name):
+        if torch_op(name):
             if last in TORCH_NOT_TENSORS:
                 return SAFE
             if last and last[0].isupper():  # nn.Linear(...), nn.CrossEntropyLoss(); not torch.fx.Graph()

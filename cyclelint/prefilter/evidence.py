@@ -10,6 +10,7 @@ from ..vocabulary import (
     STEP_METHODS,
     loss_like,
     model_like,
+    torch_op,
     torch_rooted,
 )
 from .shapes import annotation_words, is_attr_of, is_name
@@ -183,7 +184,10 @@ def direct_evidence(calls: list[ast.Call], instance: str | None, stores: Stores)
         while isinstance(func, ast.Subscript):
             func = func.value
         name = last(func)
-        if (isinstance(func, ast.Call) or model_like(name) or loss_like(name)
+        # a PyTorch function named like a loss (``torch.div``, ``F.kl_div``) gives a graph only from its
+        # arguments, whose own calls are in ``calls`` too
+        named = (model_like(name) or loss_like(name)) and not torch_op(dotted(func))
+        if (isinstance(func, ast.Call) or named
                 or (name in FORWARD_METHODS and isinstance(func, ast.Attribute)
                     and may_be_module(func.value, instance, stores))
                 or name in STEP_METHODS or name == "grad" or is_name(func, instance)

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 import libcst as cst
 
 from ..analysis.exprs import callee, child_nodes, last_part
-from ..analysis.tensors import is_functional, is_torch
+from ..vocabulary import is_functional, is_torch
 
 NONE, TENSOR, ONE = 0, 1, 2  # not proved; a tensor on every path; a tensor of one element on every path
 
