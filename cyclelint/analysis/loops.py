@@ -1,7 +1,7 @@
 """What a loop walks and what bounds it, read off its header and body (used by the walker)."""
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -13,7 +13,7 @@ from .cst_reading import CST
 
 if TYPE_CHECKING:
     from .scopes import Function
-    from .tensors import Value
+    from .tensors import Evaluator
 
 SPLITS = frozenset({"split", "chunk", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit"})
 
@@ -23,8 +23,10 @@ class LoopKinds:
     function's locals bound to the pieces of one tensor (``parts = x.split(4)``) or read from its shape
     (``_, _, h, w = z.shape``) on the function (``Function.pieces``, ``Function.extents``)."""
 
-    def __init__(self, value: Callable[[cst.BaseExpression], Value]):
-        self.value = value  # what an expression is, in the function being walked
+    def __init__(self, evaluator: Evaluator):
+        # the evaluator, not the walker's ``value``: a bound method of the walker kept here would make the
+        # walker a cycle, and the file's whole tree would wait for the collector instead of going at once
+        self.evaluator = evaluator
 
     def data_iter(self, iterable: cst.BaseExpression, names: list[str], fn: Function) -> tuple[bool, bool]:
         """(each iteration takes fresh data, only by a weak name), for a loop that does not walk the parts of
@@ -37,7 +39,7 @@ class LoopKinds:
         """The loop walks the parts of one forward pass, decided by what the iterable is: the layers of a model
         (``zip(feats, self.blocks)``), the pieces of one tensor (``x.split(4)``) or its positions
         (``range(x.size(1))``). Its iterations take no fresh data."""
-        if any(self.value(p).module or self.value(p).attached or self.is_pieces(p, fn) for p in iterated_parts(iterable)):
+        if any(self._graph_part(p, fn) or self.is_pieces(p, fn) for p in iterated_parts(iterable)):
             return True
         counted = isinstance(iterable, cst.Call) and ex.callee(iterable) == "range"
         return counted and any(self.is_extent(a.value, fn) for a in iterable.args)
@@ -62,6 +64,11 @@ class LoopKinds:
                     {t for n in owner.split(".") for t in name_tokens(n)} & (STRONG_DATA | WEAK_DATA))):
                 return True
         return False
+
+    def _graph_part(self, expr: cst.BaseExpression, fn: Function) -> bool:
+        """A module (a layer of the model) or a graph-attached tensor."""
+        value = self.evaluator.value(expr, fn)
+        return value.module or value.attached
 
     def is_pieces(self, expr: cst.BaseExpression, fn: Function) -> bool:
         """``x.split(n)``, ``torch.chunk(x, n)``, or a local bound to one: the pieces of one tensor."""

@@ -29,7 +29,7 @@ class Walker:
         self.evaluator = Evaluator(facts.module_classes)
         self.fn = Function(node=None, name="<module>", parent=None, cls=None, instance=None, params=[])
         self.fn.is_module = True
-        self.loop_kinds = LoopKinds(self.value)
+        self.loop_kinds = LoopKinds(self.evaluator)
 
     # -- entry -------------------------------------------------------------
     def run(self, module: cst.Module) -> None:
