@@ -99,9 +99,12 @@ def _params(f: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
     return [p.arg for p in f.args.posonlyargs + f.args.args + f.args.kwonlyargs]
 
 
-def cache_factories(tree: ast.Module) -> list[str]:
+def cache_factories(tree: ast.Module, text: str | bytes) -> list[str]:
     """Module-level functions that build an ``lru_cache``/``cache`` inside (``def method_cache(**kw):
-    ... lru_cache(**kw)(func)``): decorating a method with one caches its instances, as lru_cache does."""
+    ... lru_cache(**kw)(func)``): decorating a method with one caches its instances, as lru_cache does.
+    A file whose text names none of ``CACHES`` calls none (two thirds of transformers): not walked."""
+    if not any((name if isinstance(text, str) else name.encode()) in text for name in CACHES):
+        return []
     return sorted(node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
                   and _builds_shared_cache(node))
 

@@ -76,7 +76,7 @@ def lint_source(source: bytes | str, path: str, enabled: frozenset[str], apply_n
                 found = True
             if not found:
                 result.classes = {name: ClassSummary(**c) for name, c in class_summaries(tree, may_turn_grad_off(raw)).items()}
-                result.cache_factories = cache_factories(tree)
+                result.cache_factories = cache_factories(tree, raw)
                 result.grad_off_decorators = grad_off_decorators(tree) if may_turn_grad_off(raw) else []
                 result.may_feed = sorted(may_feed)
                 result.deferred = deferred
@@ -153,7 +153,7 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
             *grad_off.get(name, ([], [])), *methods.get(name, ([], {})),
         )
     result.evidence = facts.evidence
-    result.cache_factories = cache_factories(tree) if tree is not None else []
+    result.cache_factories = cache_factories(tree, text) if tree is not None else []
     if not reports and not handed:
         return set()
     where = _positions(module, tree, text, [r[0] for r in reports] + [node for node, _ in handed])

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+from functools import cached_property
 
 from ..ast_reading import AST, held_paths
 from ..astutil import dotted, last, stores, strip_items, walk
@@ -126,12 +127,17 @@ class Scan:
                 self.send_on(reason)
                 return
 
+    @cached_property
+    def module_names(self) -> set[str]:
+        """Asked only of a container store or call fed a sized argument: most files never ask."""
+        return module_level_names(self.tree)
+
     def send_on(self, reason: str) -> None:
         self.found, self.reason = True, reason
 
     def run(self, tree: ast.Module) -> bool:
+        self.tree = tree
         self.methods = regular_methods(tree)
-        self.module_names = module_level_names(tree)
         self.built: dict[str, set[str]] = {}  # name or attribute -> classes it may hold (constructed, annotated)
         self.copies: list[tuple[str, str]] = []  # (name or attribute, the name or attribute whose value it took)
         # (the class of the instance in scope, the instance, the call) of calls of attributes
