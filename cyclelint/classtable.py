@@ -56,7 +56,7 @@ def method_summaries(cls: ast.ClassDef) -> tuple[list[str], dict[str, MethodKeep
     a property whose setter keeps what it is given (a setter that keeps ``weakref.ref(value)`` does not)."""
     functions = class_functions(cls.body)
     decorators = {id(f): {last(d.func if isinstance(d, ast.Call) else d) for d in f.decorator_list} for f in functions}
-    kinds = {id(f): method_kind(decorators[id(f)]) for f in functions}
+    kinds = {id(f): method_kind(f.name, decorators[id(f)]) for f in functions}
     properties = {f.name for f in functions if kinds[id(f)] in ("property", "cached_property")}
     setters = {f.name: _kept_arguments(f, set()) for f in functions if "setter" in decorators[id(f)]}
     through = {name for name, kept in setters.items() if kept}

@@ -129,12 +129,17 @@ def registers(method: str) -> bool:
 _METHOD_KINDS = ("staticmethod", "classmethod", "property", "cached_property")
 
 
-def method_kind(decorators: set[str] | list[str]) -> str:
-    """What a method is, from the last parts of its decorators' names: one of ``_METHOD_KINDS``
-    (``@x.setter`` and its kin are still the property ``x``) or ``"method"``."""
+# What Python makes of these methods without a decorator: their first parameter is the class.
+_IMPLICIT_KINDS = {"__new__": "staticmethod", "__init_subclass__": "classmethod", "__class_getitem__": "classmethod"}
+
+
+def method_kind(name: str, decorators: set[str] | list[str]) -> str:
+    """What the method ``name`` is, from the last parts of its decorators' names: one of ``_METHOD_KINDS``
+    (``@x.setter`` and its kin are still the property ``x``; ``__new__`` is a staticmethod and
+    ``__init_subclass__`` a classmethod by themselves) or ``"method"``."""
     if any(d in ("setter", "getter", "deleter") for d in decorators):
         return "property"
-    return next((k for k in _METHOD_KINDS if k in decorators), "method")
+    return next((k for k in _METHOD_KINDS if k in decorators), _IMPLICIT_KINDS.get(name, "method"))
 
 
 def binds_instance(kind: str) -> bool:

@@ -19,7 +19,7 @@ def function_of(node: cst.FunctionDef, parent: Function, facts: FileFacts) -> Fu
     params = [p.name.value for p in param_nodes]
     name = node.name.value
     if is_method:
-        kind = method_kind(decos)
+        kind = method_kind(name, decos)
         parent.cls.methods.setdefault(name, kind)  # type: ignore[union-attr]
         if name == "__init__":
             parent.cls.init_params = params[1:]  # type: ignore[union-attr]

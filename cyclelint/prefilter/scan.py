@@ -237,7 +237,7 @@ class Scan:
             self.aliases.add(node.name)  # a closure: a finding only where it is stored or registered
         decos = {last(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list}
         params = node.args.posonlyargs + node.args.args
-        bound = in_class and bool(params) and binds_instance(method_kind(decos))  # a staticmethod has no instance
+        bound = in_class and bool(params) and binds_instance(method_kind(node.name, decos))  # a staticmethod has no instance
         sized = sized_params(node.args, self.module_classes) if "CYC4" in self.families else set()
         if (bound or (not depth and sized)) and decos & CACHES and "CYC4" in self.families:
             self.send_on("CYC402: cache decorator on a method, or on a module-level function of a sized parameter")

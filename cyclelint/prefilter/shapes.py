@@ -50,7 +50,7 @@ def regular_methods(tree: ast.Module) -> set[str]:
     out = set()
     for node in class_defs(tree):
         for f in class_functions(node.body):
-            if method_kind({last(d.func if isinstance(d, ast.Call) else d) for d in f.decorator_list}) == "method":
+            if method_kind(f.name, {last(d.func if isinstance(d, ast.Call) else d) for d in f.decorator_list}) == "method":
                 out.add(f.name)
     return out
 
