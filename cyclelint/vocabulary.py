@@ -127,8 +127,6 @@ def registers(method: str) -> bool:
 
 
 _METHOD_KINDS = ("staticmethod", "classmethod", "property", "cached_property")
-
-
 # What Python makes of these methods without a decorator: their first parameter is the class.
 _IMPLICIT_KINDS = {"__new__": "staticmethod", "__init_subclass__": "classmethod", "__class_getitem__": "classmethod"}
 

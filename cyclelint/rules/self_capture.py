@@ -350,8 +350,8 @@ class SelfCaptureRule(Checker):
         ``self.X`` holds: only its handle's ``.remove()`` undoes it."""
         method = p.fn.enclosing_method() if p.fn is not None else None
         attr = own_attr(p.slot, p.obj, nested=True)
-        return not p.hook and attr is not None and method is not None and p.obj == p.fn.instance \
-            and torn_down(cls, attr, method)
+        return (not p.hook and attr is not None and method is not None and p.obj == p.fn.instance
+                and torn_down(cls, attr, method))
 
     def _is_bound_method(self, cls: ClassInfo, attr: str, lenient: bool) -> bool:
         """``self.attr`` is a regular method (of the class or a base in this file)."""
