@@ -17,7 +17,17 @@ from .grad_wrappers import grad_off_by_class, grad_off_decorators, may_turn_grad
 from .noqa import SKIP_FILE, noqa_codes, suppressed, unknown_codes
 from .parsing import AstError, libcst_may_try, libcst_syntax_message, parse_ast, parse_cst
 from .prefilter import scan_file
-from .project.records import ClassSummary, FileResult, PendingCtor, PendingDispatch, PendingState, Placed, StateGrowth
+from .project.imports import from_imports
+from .project.records import (
+    ClassSummary,
+    FileResult,
+    PendingCtor,
+    PendingDispatch,
+    PendingGraph,
+    PendingState,
+    Placed,
+    StateGrowth,
+)
 from .unused_noqa import CODE as NOQA_CODE
 from .unused_noqa import may_apply as noqa_may_apply
 
@@ -69,7 +79,7 @@ def lint_source(source: bytes | str, path: str, enabled: frozenset[str], apply_n
             return result
         if prefilter and tree is not None and not (NOQA_CODE in enabled and noqa_may_apply(raw)):
             try:
-                found, may_feed, deferred = scan_file(tree, enabled, defer)
+                found, may_feed, deferred, imports_asked = scan_file(tree, enabled, defer)
             except RecursionError:
                 raise
             except Exception:  # the pre-filter is only a shortcut: a bug in it costs speed, never the file
@@ -80,6 +90,8 @@ def lint_source(source: bytes | str, path: str, enabled: frozenset[str], apply_n
                 result.grad_off_decorators = grad_off_decorators(tree) if may_turn_grad_off(raw) else []
                 result.may_feed = sorted(may_feed)
                 result.deferred = deferred
+                result.imports_asked = imports_asked
+                result.imports = from_imports(tree) if imports_asked else {}
                 return result
         _parse_and_analyse(source, path, enabled, result, apply_noqa, ast_error, edits, tree)
     except RecursionError:  # nothing half-analysed is kept
@@ -144,7 +156,8 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
     facts.grad_off_decorators = set(result.grad_off_decorators)
     rules = [rule(lambda *report: reports.append(report), enabled, lambda *record: handed.append(record))
              for rule in ALL_RULES if set(rule.codes) & enabled]
-    Walker(facts, rules).run(module)
+    walker = Walker(facts, rules)
+    walker.run(module)
     grad_off = grad_off_by_class(tree) if may_wrap else {}
     methods = class_methods(tree) if tree is not None else {}
     for name, info in facts.classes.items():
@@ -153,6 +166,10 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
             *grad_off.get(name, ([], [])), *methods.get(name, ([], {})),
         )
     result.evidence = facts.evidence
+    # what its functions return, for callers elsewhere; its methods' too where a value kept here asks another file
+    asks = any(isinstance(record, PendingGraph) for _, record in handed)
+    result.summaries = walker.evaluator.returns.summaries(methods=asks)
+    result.imports = from_imports(tree) if tree is not None else {}
     result.cache_factories = cache_factories(tree, text) if tree is not None else []
     if not reports and not handed:
         return set()
@@ -182,7 +199,8 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
         if isinstance(placed, PendingCtor):  # its noqa is judged with the code it resolves to
             result.ctors.append(replace(placed, noqa=noqa_at(line)))
         elif not suppressed(record.code, noqa_at(line)):
-            kept = {PendingState: result.states, PendingDispatch: result.dispatches}.get(type(placed), result.caches)
+            kept = {PendingState: result.states, PendingDispatch: result.dispatches,
+                    PendingGraph: result.graphs}.get(type(placed), result.caches)
             kept.append(placed)
     for st in result.states:  # what a subclass's override does with what its base class hands it
         if st.deps and st.cls in result.classes:

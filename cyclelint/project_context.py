@@ -18,8 +18,10 @@ from .file_rules import FileRules
 from .files import discover
 from .project.records import FileResult
 from .project.resolve import deferred_to_analyse, feeding_candidates, resolve_project
+from .project.summaries import importers_to_analyse, summaries_to_analyse
 
 ROOT_MARKERS = ("pyproject.toml", ".git")
+MAX_SUMMARY_ROUNDS = 3  # calls from file to file to file: deeper chains are left unanswered
 
 
 def project_root(path: str) -> str | None:
@@ -35,7 +37,8 @@ def project_root(path: str) -> str | None:
 
 
 def asks_the_project(result: FileResult) -> bool:
-    return bool(result.ctors or result.states or result.caches or result.dispatches or result.deferred)
+    return bool(result.ctors or result.states or result.caches or result.dispatches or result.deferred
+                or result.graphs or result.imports_asked)
 
 
 class Project:
@@ -73,8 +76,11 @@ class Project:
         others = [i for i, r in enumerate(self.results) if os.path.realpath(r.path) not in linted]
         everything = results + [self.results[i] for i in others]
         jobs = (work or [None] * len(results)) + [self.work[i] for i in others]
-        # candidates left to the project first: analysed in full, they may want feeders analysed too
-        for find in (deferred_to_analyse, feeding_candidates):
+        # candidates left to the project first: analysed in full, they may want feeders analysed too; then the
+        # files whose summaries a kept value needs, round by round (each may call functions of further files)
+        finders = (deferred_to_analyse, feeding_candidates, importers_to_analyse,
+                   *[summaries_to_analyse] * MAX_SUMMARY_ROUNDS)
+        for find in finders:
             redo = [i for i in find(everything) if jobs[i] is not None]
             for i, res in zip(redo, run_jobs([jobs[i] for i in redo], self.workers, self.cache, full=True)):
                 everything[i] = res if i < len(results) else _unasked(res)
@@ -87,5 +93,5 @@ class Project:
 def _unasked(res: FileResult) -> FileResult:
     """One of the other files: its own questions are not asked, as its findings are not reported; only what it
     tells the linted files counts."""
-    res.ctors, res.states, res.caches, res.dispatches = [], [], [], []
+    res.ctors, res.states, res.caches, res.dispatches, res.graphs = [], [], [], [], []
     return res

@@ -25,7 +25,7 @@ def expected(path):
 
 
 # Linted as one tree: their findings need evidence from the other files of the folder.
-PROJECTS = {FIXTURES / "cyc3" / "crossfile", FIXTURES / "cyc4" / "crossfile"}
+PROJECTS = {FIXTURES / "cyc3" / "crossfile", FIXTURES / "cyc3" / "imported", FIXTURES / "cyc4" / "crossfile"}
 
 
 @pytest.mark.lintpath

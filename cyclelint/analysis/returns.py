@@ -13,22 +13,27 @@ The dependencies a call leaves, ``K`` being ``Class.method`` or ``.helper`` and 
   the argument was attached where it was passed)."""
 from __future__ import annotations
 
+import os
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import libcst as cst
+if TYPE_CHECKING:  # no libcst at run time: the project resolves other files' summaries from their records
+    import libcst as cst
 
-if TYPE_CHECKING:
     from .scopes import Function
     from .tensors import Value
 
 RETURNS_OF = "()"
 HANDS_BACK = "(>)"
 ATTACHED = "!"
+NAMED = re.compile(r"\(>?\)\.(\w+)")  # the module-level function a dependency asks about
 MAX_NESTED = 2  # hand-backs nested in one dependency (``f(g(h(x)))`` keeps two): chains of calls stay linear
 
 Key = tuple[str, str]  # (class or "", function)
 Slot = int | str
+Link = Callable[[Key], "tuple[Returns, Key] | None"]
 
 
 @dataclass(frozen=True)
@@ -54,6 +59,15 @@ class Signature:
         return slot if slot in self.names else None
 
 
+@dataclass(frozen=True)
+class Summary:
+    """What one function returns, as callers in other files need it (a record the cache keeps)."""
+
+    whole: Part
+    parts: tuple[Part, ...] | None
+    signature: Signature
+
+
 def signature_of(node: cst.FunctionDef, drops_first: bool) -> Signature:
     """``drops_first``: a method (not a staticmethod), whose first parameter the call does not fill."""
     params = node.params
@@ -70,6 +84,9 @@ class Returns:
         self.whole: dict[Key, Part] = {}
         self.parts: dict[Key, tuple[Part, ...] | None] = {}  # None once two returns disagree on a tuple display
         self.signatures: dict[Key, Signature] = {}
+        # where a function the file does not define is: another file's returns (project/summaries.py)
+        self.link: Link | None = None
+        self.origin = ""  # the file's absolute path, for the messages of callers in other files
 
     def read(self, key: Key, signature: Signature, whole: Part, parts: tuple[Part, ...] | None) -> None:
         """One more ``return`` of ``key`` (``parts``: what each element of its tuple display holds)."""
@@ -115,24 +132,58 @@ class Returns:
         """Whether ``deps`` hold a question only the rest of the file may answer."""
         return any(d.startswith((RETURNS_OF, HANDS_BACK)) for d in deps)
 
+    def asked_elsewhere(self, deps: frozenset[str]) -> list[str]:
+        """The dependencies that ask about a module-level function this file does not define (an import)."""
+        return sorted(d for d in deps if any(("", name) not in self.whole for name in NAMED.findall(d)))
+
     def source(self, deps: frozenset[str]) -> str | None:
         """Why a value turned out attached once the file is read: the function whose return gave it a graph."""
         for dep in sorted(deps):
             if dep.startswith(RETURNS_OF) and self._attached(dep, set()):
-                return f"{_shown(dep[len(RETURNS_OF):])}() returns a graph-attached value"
+                target = dep[len(RETURNS_OF):]
+                return f"{self._named(target)} returns a graph-attached value"
             if dep.startswith(HANDS_BACK) and self._attached(dep, set()):
                 target, slot, _ = _hand_back(dep)
-                key, _ = _key(target)
-                param = self.signatures[key].param(slot)
-                return f"{_shown(target)}() returns the {param} it is given, which is graph-attached"
+                home, key = self._home(_key(target)[0])
+                return f"{self._named(target)} returns the {home._param(key, slot)} it is given, which is graph-attached"
         return None
 
+    def _named(self, target: str) -> str:
+        """``helper()``, or ``helper() in core.py`` when another file defines it (its path from this file's folder:
+        the same whichever folder the run names)."""
+        home, _ = self._home(_key(target)[0])
+        where = os.path.relpath(home.origin, os.path.dirname(self.origin)) if home is not self else ""
+        return f"{_shown(target)}()" + (f" in {where}" if where else "")
+
+    # -- summaries for other files ------------------------------------------------
+    def summaries(self, methods: bool) -> dict[str, Summary]:
+        """What each function returns, by ``Class.name`` or ``.name`` (``methods``: those of classes too)."""
+        return {_key_text(key, None): Summary(whole, self.parts[key], self.signatures[key])
+                for key, whole in self.whole.items() if methods or not key[0]}
+
+    @classmethod
+    def of_summaries(cls, summaries: dict[str, Summary]) -> Returns:
+        out = cls()
+        for text, summary in summaries.items():
+            key, _ = _key(text)
+            out.whole[key], out.parts[key], out.signatures[key] = summary.whole, summary.parts, summary.signature
+        return out
+
     # -- answering ---------------------------------------------------------------
+    def _home(self, key: Key) -> tuple[Returns, Key]:
+        """The returns that define ``key``: these, or another file's where ``link`` finds it imported."""
+        if key in self.whole or self.link is None:
+            return self, key
+        return self.link(key) or (self, key)
+
     def _part(self, key: Key, part: int | None) -> Part | None:
         parts = self.parts.get(key)
         if part is not None and parts is not None and part < len(parts):
             return parts[part]
         return self.whole.get(key)
+
+    def _param(self, key: Key, slot: Slot) -> str | None:
+        return self.signatures[key].param(slot) if key in self.signatures else None
 
     def _attached(self, dep: str, seen: set) -> bool:
         if dep == ATTACHED:
@@ -142,21 +193,23 @@ class Returns:
         if dep.startswith(HANDS_BACK):
             target, slot, inner = _hand_back(dep)
             key, part = _key(target)
-            param = self.signatures[key].param(slot) if key in self.signatures else None
-            return param is not None and self._attached(inner, seen) and self._hands_back(key, part, param, seen)
+            home, key = self._home(key)
+            param = home._param(key, slot)
+            return param is not None and self._attached(inner, seen) and home._hands_back(key, part, param, seen)
         return False
 
     def _graph(self, key: Key, part: int | None, seen: set) -> bool:
-        if (key, part, None) in seen:
+        home, key = self._home(key)
+        if (id(home), key, part, None) in seen:
             return False
-        seen.add((key, part, None))
-        own = self._part(key, part)
-        return own is not None and (own.attached or any(self._attached(d, seen) for d in own.deps))
+        seen.add((id(home), key, part, None))
+        own = home._part(key, part)
+        return own is not None and (own.attached or any(home._attached(d, seen) for d in own.deps))
 
     def _hands_back(self, key: Key, part: int | None, param: str, seen: set) -> bool:
-        if (key, part, param) in seen:
+        if (id(self), key, part, param) in seen:
             return False
-        seen.add((key, part, param))
+        seen.add((id(self), key, part, param))
         own = self._part(key, part)
         return own is not None and any(self._carries(d, param, seen) for d in own.deps)
 
@@ -168,9 +221,10 @@ class Returns:
             return False
         target, slot, inner = _hand_back(dep)
         key, part = _key(target)
-        inner_param = self.signatures[key].param(slot) if key in self.signatures else None
+        home, key = self._home(key)
+        inner_param = home._param(key, slot)
         return (inner_param is not None and self._carries(inner, param, seen)
-                and self._hands_back(key, part, inner_param, seen))
+                and home._hands_back(key, part, inner_param, seen))
 
 
 def _returned(val: Value, fn: Function) -> Part:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from .evidence import fed_methods, with_copies
 from .scan import Scan
@@ -22,17 +23,28 @@ def may_have_findings(tree: ast.Module, enabled: Iterable[str]) -> bool:
     return scan_file(tree, enabled)[0]
 
 
-def scan_file(tree: ast.Module, enabled: Iterable[str], defer: bool = False) -> tuple[bool, set[tuple[str, str]], list[str]]:
+class Verdict(NamedTuple):
+    """Whether the file may have findings, and, when it may not, what the project may still ask of it."""
+
+    found: bool
+    may_feed: set[tuple[str, str]] = set()
+    deferred: list[str] = []
+    imports_asked: list[str] = []
+
+
+def scan_file(tree: ast.Module, enabled: Iterable[str], defer: bool = False) -> Verdict:
     """Whether the file may have findings, and, when it may not, the (class, method) pairs it may
     feed graph-attached values: another file's CYC305 candidate of that method makes this file
     worth a full analysis after all (see api.lint_paths). With ``defer``, the names of the methods
     whose CYC305 candidates wait for a caller elsewhere (no graph of their own, no caller in the file
     that may feed them): the project analyses the file in full once some file names one of them
-    (``project.resolve.deferred_to_analyse``)."""
+    (``project.resolve.deferred_to_analyse``); and the imported functions whose result its loops keep,
+    with no graph of the file's own: the project analyses it in full if one is a function of the linted
+    tree (``project.summaries.importers_to_analyse``)."""
     scan = Scan(set(enabled), defer)
     if scan.run(tree):
-        return True, set(), []
+        return Verdict(True)
     feeds = fed_methods(with_copies(scan.built, scan.copies), scan.attr_calls or [])
     if scan.deferred & {method for _, method in feeds}:
-        return True, set(), []  # a caller in the file may feed one: judged here, as without ``defer``
-    return False, feeds, sorted(scan.deferred)
+        return Verdict(True)  # a caller in the file may feed one: judged here, as without ``defer``
+    return Verdict(False, feeds, sorted(scan.deferred), sorted(scan.imports_asked))

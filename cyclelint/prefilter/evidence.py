@@ -4,6 +4,7 @@ from __future__ import annotations
 import ast
 
 from ..astutil import dotted, last, walk
+from ..project.imports import from_imports
 from ..vocabulary import (
     FORWARD_METHODS,
     MODULE_PASSTHROUGH,
@@ -231,3 +232,25 @@ def graph_returns(functions: list[Function], outside: list[ast.Call], stores: St
         if not grown:
             return found
         found |= grown
+
+
+IMPORTED = "CYC3: accumulation calling an imported function, which may return a graph"
+
+
+def answer(questions: list[tuple[Function, str | None, str]], functions: list[Function], outside: list[ast.Call],
+           stores: Stores, tree: ast.Module) -> tuple[str | None, set[str]]:
+    """The reason of the first (function, instance, reason) question that graph evidence answers, and the
+    imported functions the unanswered ones call: a function of another file may return a graph, which only a
+    project's run can ask that file (project/summaries.py); a file judged alone goes on (reason ``IMPORTED``)."""
+    helpers_called = []
+    for fn, instance, reason in questions:
+        direct, called = direct_evidence(fn.calls, instance, stores)
+        if direct:
+            return reason, set()
+        helpers_called.append((called, reason))
+    returning = graph_returns(functions, outside, stores)  # the dearer part, last
+    for called, reason in helpers_called:
+        if called & returning:
+            return reason, set()
+    imported = {name for called, _ in helpers_called for name in called} & from_imports(tree).keys()
+    return (IMPORTED if imported else None), imported

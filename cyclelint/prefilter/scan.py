@@ -20,7 +20,7 @@ from ..vocabulary import (
     name_tokens,
 )
 from .calls import check_call
-from .evidence import Function, Stores, direct_evidence, graph_returns, may_hold, note_held
+from .evidence import IMPORTED, Function, Stores, answer, may_hold, note_held
 from .shapes import (
     captures,
     ctor_with,
@@ -49,6 +49,7 @@ class Scan:
         # (``deferred``: their names) rather than sent on: most trees never feed one a graph
         self.defer = defer
         self.deferred: set[str] = set()
+        self.imports_asked: set[str] = set()  # imported functions only the project can say return no graph
         self.method = Function("", None)  # the method the current function is, or is inside
         self.families = {c[:4] for c in codes}
         self.found = False
@@ -114,18 +115,10 @@ class Scan:
     def answer_questions(self) -> None:
         """The questions, once the file's bindings and returns are all known."""
         self.stores.finish()
-        helpers_called = []
-        for fn, instance, reason in self.questions.values():
-            direct, called = direct_evidence(fn.calls, instance, self.stores)
-            if direct:
-                self.send_on(reason)
-                return
-            helpers_called.append((called, reason))
-        returning = graph_returns(self.functions, self.outside, self.stores)  # the dearer part, last
-        for called, reason in helpers_called:
-            if called & returning:
-                self.send_on(reason)
-                return
+        reason, self.imports_asked = answer(list(self.questions.values()), self.functions, self.outside, self.stores,
+                                            self.tree)
+        if reason and not (self.defer and reason == IMPORTED):  # a project's run asks the importing file later
+            self.send_on(reason)
 
     @cached_property
     def module_names(self) -> set[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from ..analysis.returns import Summary
 from ..findings import FileWarning, Finding
 
 
@@ -115,6 +116,17 @@ class PendingCache(Placed):
 
 
 @dataclass
+class PendingGraph(Placed):
+    """A value a loop keeps (CYC301-CYC303) that is graph-attached only if a function another file defines
+    returns a graph, or hands back an argument that is: ``deps`` are its questions (analysis/returns.py),
+    answered with that file's summaries. ``message`` is the finding's, less why."""
+
+    code: str
+    message: str
+    deps: list[str]
+
+
+@dataclass
 class FileResult:
     path: str
     findings: list[Finding] = field(default_factory=list)
@@ -125,12 +137,17 @@ class FileResult:
     evidence: list[tuple[str, str, int | str]] = field(default_factory=list)  # (class, method, slot) fed a graph
     may_feed: list[tuple[str, str]] = field(default_factory=list)  # pre-filtered: (class, method) it may feed a graph
     deferred: list[str] = field(default_factory=list)  # pre-filtered: methods whose CYC305 candidates need a caller
+    imports_asked: list[str] = field(default_factory=list)  # pre-filtered: imported calls its loops keep, unjudged
     warnings: list[FileWarning] = field(default_factory=list)
     cells: list[int] | None = None  # a notebook: the first line of each code cell (notebook.place)
     cache_factories: list[str] = field(default_factory=list)  # module-level functions that build an lru_cache
     grad_off_decorators: list[str] = field(default_factory=list)  # module-level functions: decoratee runs grad off
     caches: list[PendingCache] = field(default_factory=list)
     dispatches: list[PendingDispatch] = field(default_factory=list)
+    graphs: list[PendingGraph] = field(default_factory=list)
+    # what its functions return (methods too where ``graphs`` ask), once analysed in full; None: pre-filtered
+    summaries: dict[str, Summary] | None = None
+    imports: dict[str, tuple[int, str, str]] = field(default_factory=dict)  # name: (level, module, its name there)
 
 
 def slot_params(slots, params: list[str]) -> set[str]:

@@ -7,6 +7,7 @@ from ..findings import Finding
 from ..noqa import suppressed
 from ..vocabulary import registers
 from .records import ClassSummary, FileResult, PendingCtor, StateGrowth, slot_params
+from .summaries import resolve_graphs
 
 
 def resolve_project(results: Iterable[FileResult]) -> None:
@@ -20,6 +21,7 @@ def resolve_project(results: Iterable[FileResult]) -> None:
     _resolve_states(results)
     _resolve_dispatches(results)
     _resolve_caches(results)
+    resolve_graphs(results)
     pending = [res for res in results if res.ctors]
     if not pending:
         return

@@ -16,7 +16,7 @@ from ..analysis.holds import annotation_of, plain_annotation
 from ..analysis.scopes import Function
 from ..analysis.tensors import Value
 from ..judgements import concat_of, grows
-from ..project.records import PendingDispatch, PendingState, slot_params
+from ..project.records import PendingDispatch, PendingGraph, PendingState, slot_params
 from ..vocabulary import (
     APPENDS,
     CONCAT_FUNCS,
@@ -307,11 +307,16 @@ class AccumulationRule(Checker):
             self.hand_on(stmt, record)
 
     def leave_file(self):
+        returns = self.walker.evaluator.returns
         for c in self.later:
-            source = self.walker.evaluator.returns.source(c.value.deps)
+            source = returns.source(c.value.deps)
+            asked = [] if source else returns.asked_elsewhere(c.value.deps)
             if source:
                 c.why = source
                 self.loop_found.append((c, c.code))
+            elif asked and not self._only_called_without_grad(c.fn) and not self._slot_overwrite(c):
+                # loss = compute_loss(model, batch), imported: judged with the summaries of the file defining it
+                self.hand_on(c.stmt, PendingGraph(c.code, message(c.code, c), asked))
         self.later = []
         for c, code in self.loop_found:
             if code == "CYC304" or not self._only_called_without_grad(c.fn):

@@ -1,0 +1,62 @@
+"""Where the names a file imports come from: ``from M import n as name`` read off CPython's tree, and the file
+of the linted tree that ``M`` names, found by its path (no import system, no ``sys.path``)."""
+from __future__ import annotations
+
+import ast
+import os
+from collections.abc import Iterable, Iterator
+
+Imported = tuple[int, str, str]  # (level, module, the name there)
+
+
+def from_imports(tree: ast.Module) -> dict[str, Imported]:
+    """The names module-level ``from ... import`` statements bind (in ``if`` and ``try`` blocks too; the
+    last binding wins), star imports aside."""
+    out: dict[str, Imported] = {}
+    for node in _module_level(tree.body):
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if alias.name != "*":
+                    out[alias.asname or alias.name] = (node.level, node.module or "", alias.name)
+    return out
+
+
+def _module_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    for node in body:
+        yield node
+        if isinstance(node, ast.If):
+            yield from _module_level(node.body + node.orelse)
+        elif isinstance(node, ast.Try):
+            yield from _module_level(node.body + [s for h in node.handlers for s in h.body] + node.orelse
+                                     + node.finalbody)
+
+
+class Modules:
+    """The linted files by the dotted names they may be imported as: ``a/b/c.py`` is ``c``, ``b.c`` and
+    ``a.b.c``; ``a/b/__init__.py`` is ``b`` and ``a.b``. An absolute import names a file by such a tail,
+    and only a tail one file has counts; a relative one is a path from the importing file. Paths are absolute:
+    a file named alone and the rest of its project are named from different places."""
+
+    def __init__(self, paths: Iterable[str]):
+        self.paths = {os.path.abspath(p) for p in paths}
+        self.by_name: dict[str, list[str]] = {}
+        for path in self.paths:
+            parts = os.path.splitext(path)[0].split(os.sep)
+            if parts[-1] == "__init__":
+                parts.pop()
+            for start in range(len(parts)):
+                self.by_name.setdefault(".".join(parts[start:]), []).append(path)
+
+    def find(self, importer: str, level: int, module: str) -> str | None:
+        """The file ``from <level dots><module> import ...`` in ``importer`` reads, if it is linted."""
+        if not level:
+            found = self.by_name.get(module, [])
+            return found[0] if len(found) == 1 else None
+        folder = os.path.dirname(os.path.abspath(importer))
+        for _ in range(level - 1):
+            folder = os.path.dirname(folder)
+        base = os.path.join(folder, *module.split(".")) if module else folder
+        for path in (base + ".py", os.path.join(base, "__init__.py")):
+            if path in self.paths:
+                return path
+        return None

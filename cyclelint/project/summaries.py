@@ -1,0 +1,115 @@
+"""Values a loop keeps that a function of another file makes graph-attached (``loss = compute_loss(model, batch)``
+with ``compute_loss`` imported from the project): each file's summaries of what its functions return
+(analysis/returns.py), linked through its ``from ... import`` names to the files of the tree that define them."""
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from ..analysis.returns import NAMED, Key, Returns
+from ..findings import Finding
+from .imports import Modules
+from .records import FileResult
+
+MAX_REEXPORTS = 3  # ``from .core import f`` in a package's __init__, imported from the package: followed this far
+
+
+class Linker:
+    """Every file's returns, each linked to the files its imports name. Drop it with :meth:`unlink`: each
+    link refers back to the linker."""
+
+    def __init__(self, results: Sequence[FileResult]):
+        self.files = {os.path.abspath(r.path): r for r in results}
+        self.modules = Modules(self.files)
+        self.returns: dict[str, Returns] = {}
+
+    def returns_of(self, res: FileResult) -> Returns:
+        path = os.path.abspath(res.path)
+        found = self.returns.get(path)
+        if found is None:
+            found = self.returns[path] = Returns.of_summaries(res.summaries or {})
+            found.link, found.origin = (lambda key: self._linked(res, key)), path
+        return found
+
+    def unlink(self) -> None:
+        for returns in self.returns.values():
+            returns.link = None
+        self.returns.clear()
+
+    def defining(self, res: FileResult, name: str) -> tuple[FileResult, str] | None:
+        """The linted file that defines what ``name`` imports in ``res``, and its name there: re-exports
+        followed; the file is returned as soon as it is not summarised (pre-filtered), to be analysed."""
+        for _ in range(MAX_REEXPORTS + 1):
+            imported = res.imports.get(name)
+            path = self.modules.find(res.path, imported[0], imported[1]) if imported else None
+            target = self.files.get(path) if path else None
+            if target is None or target.error:
+                return None
+            res, name = target, imported[2]
+            if res.summaries is None or "." + name in res.summaries or name not in res.imports:
+                return res, name
+        return None
+
+    def _linked(self, res: FileResult, key: Key) -> tuple[Returns, Key] | None:
+        found = self.defining(res, key[1]) if not key[0] else None
+        if found is None or found[0].summaries is None:
+            return None
+        return self.returns_of(found[0]), ("", found[1])
+
+
+def resolve_graphs(results: Sequence[FileResult]) -> None:
+    """Each value handed on (``PendingGraph``) becomes a finding once the files it asks about say it is attached."""
+    pending = [res for res in results if res.graphs]
+    if not pending:
+        return
+    linker = Linker(results)
+    try:
+        for res in pending:
+            returns = linker.returns_of(res)
+            for graph in res.graphs:
+                why = returns.source(frozenset(graph.deps))
+                if why:
+                    res.findings.append(Finding(res.path, graph.line, graph.column, graph.end_line, graph.end_column,
+                                                graph.code, f"{graph.message} ({why})"))
+            res.graphs = []
+    finally:
+        linker.unlink()
+
+
+def importers_to_analyse(results: Sequence[FileResult]) -> list[int]:
+    """Indexes of the pre-filtered files whose loops keep what a function they import returns, with no graph
+    of their own (``imports_asked``), where that function is one of the linted tree: analysed in full, they
+    hand on what they keep."""
+    asking = [i for i, res in enumerate(results) if res.imports_asked]
+    if not asking:
+        return []
+    linker = Linker(results)
+    return [i for i in asking if any(linker.defining(results[i], name) for name in results[i].imports_asked)]
+
+
+def summaries_to_analyse(results: Sequence[FileResult]) -> list[int]:
+    """Indexes of the pre-filtered files that define a function a kept value asks about, directly or through
+    the summaries of other files it reaches: analysed in full, they say what it returns. Asked again once they
+    are (their own functions may call further files)."""
+    pending = [res for res in results if res.graphs]
+    if not pending:
+        return []
+    linker = Linker(results)
+    wanted: set[str] = set()
+    seen: set[tuple[str, str]] = set()
+    asks = [(res, dep) for res in pending for graph in res.graphs for dep in graph.deps]
+    while asks:
+        res, dep = asks.pop()
+        for name in NAMED.findall(dep):
+            found = linker.defining(res, name)
+            if found is None or (found[0].path, found[1]) in seen:
+                continue
+            seen.add((found[0].path, found[1]))
+            target, there = found
+            if target.summaries is None:
+                wanted.add(os.path.abspath(target.path))
+            elif "." + there in target.summaries:
+                summary = target.summaries["." + there]
+                parts = summary.parts or ()
+                asks += [(target, d) for part in (summary.whole, *parts) for d in part.deps]
+    return [i for i, res in enumerate(results) if os.path.abspath(res.path) in wanted]
