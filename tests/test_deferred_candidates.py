@@ -100,7 +100,8 @@ def test_the_prefilter_leaves_a_candidate_to_the_project():
         "def update(self, value)", "def forward(self, value)"),  # a module's forward: its inputs carry a graph
 ])
 def test_what_the_file_itself_may_feed_is_judged_there(source):
-    found, _, deferred = scan_file(ast.parse(source), DEFAULT_CODES, defer=True)
+    verdict = scan_file(ast.parse(source), DEFAULT_CODES, defer=True)
+    found, deferred = verdict.found, verdict.deferred
     assert found and deferred == []
     full = lint_source(source, "meter.py", DEFAULT_CODES, prefilter=False)
     # judged in the file: reported, or handed on already attached (a module's base may run it with grad off)

@@ -140,8 +140,7 @@ class Returns:
         """Why a value turned out attached once the file is read: the function whose return gave it a graph."""
         for dep in sorted(deps):
             if dep.startswith(RETURNS_OF) and self._attached(dep, set()):
-                target = dep[len(RETURNS_OF):]
-                return f"{self._named(target)} returns a graph-attached value"
+                return f"{self._named(dep[len(RETURNS_OF):])} returns a graph-attached value"
             if dep.startswith(HANDS_BACK) and self._attached(dep, set()):
                 target, slot, _ = _hand_back(dep)
                 home, key = self._home(_key(target)[0])
