@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
+from .analysis.returns import NAMED
 from .engine import run_jobs
 from .file_rules import FileRules
 from .files import discover
@@ -36,9 +37,23 @@ def project_root(path: str) -> str | None:
         folder = parent
 
 
-def asks_the_project(result: FileResult) -> bool:
+def asks_the_project(result: FileResult, root: str) -> bool:
     return bool(result.ctors or result.states or result.caches or result.dispatches or result.deferred
-                or result.graphs or result.imports_asked)
+                or _imports_its_project(result, root))
+
+
+def _imports_its_project(result: FileResult, root: str) -> bool:
+    """A value kept from an imported function (or, pre-filtered, a call of one in a loop) that the project may
+    define: a relative import, or an absolute one whose top package or module lies beside the file, at the root
+    or under its ``src/`` (``from torch.nn.functional import softmax`` asks nothing)."""
+    names = set(result.imports_asked) | {name for graph in result.graphs for dep in graph.deps
+                                         for name in NAMED.findall(dep)}
+    for level, module, _ in filter(None, map(result.imports.get, names)):
+        top = module.split(".")[0]
+        if level or any(os.path.exists(os.path.join(folder, top)) or os.path.exists(os.path.join(folder, top + ".py"))
+                        for folder in (os.path.dirname(os.path.abspath(result.path)), root, os.path.join(root, "src"))):
+            return True
+    return False
 
 
 class Project:
@@ -55,7 +70,8 @@ class Project:
     def add_around(self, results: Iterable[FileResult]) -> None:
         """Lint the rest of each project that one of ``results`` asks about."""
         results = list(results)
-        for root in sorted({project_root(r.path) for r in results if asks_the_project(r)} - {None} - self._roots):
+        asking = {root for r in results if (root := project_root(r.path)) and asks_the_project(r, root)}
+        for root in sorted(asking - self._roots):
             self._roots.add(root)
             # named as a run from there names them, so that its cache entries serve
             rel = os.path.relpath(root)
@@ -78,8 +94,8 @@ class Project:
         jobs = (work or [None] * len(results)) + [self.work[i] for i in others]
         # candidates left to the project first: analysed in full, they may want feeders analysed too; then the
         # files whose summaries a kept value needs, round by round (each may call functions of further files)
-        finders = (deferred_to_analyse, feeding_candidates, importers_to_analyse,
-                   *[summaries_to_analyse] * MAX_SUMMARY_ROUNDS)
+        rounds = [summaries_to_analyse] * MAX_SUMMARY_ROUNDS
+        finders = (deferred_to_analyse, feeding_candidates, *rounds, importers_to_analyse, *rounds)
         for find in finders:
             redo = [i for i in find(everything) if jobs[i] is not None]
             for i, res in zip(redo, run_jobs([jobs[i] for i in redo], self.workers, self.cache, full=True)):

@@ -172,3 +172,21 @@ def test_linking_the_files_leaves_no_cycle(tmp_path):
         gc.garbage.clear()
         gc.enable()
     assert kept == []
+
+
+@pytest.mark.parametrize(("importer", "asks"), [
+    ("from torch.nn.functional import softmax", False),  # another package: the project is not read for it
+    ("from helpers import softmax", True),  # beside the file
+    ("from .helpers import softmax", True),
+    ("from pkg.helpers import softmax", True),  # at the root
+])
+def test_a_file_alone_asks_its_project_only_about_its_own_imports(tmp_path, importer, asks):
+    from cyclelint.engine import lint_file
+    from cyclelint.project_context import asks_the_project
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "helpers.py").write_text("def softmax(x):\n    return x\n")
+    source = f"{importer}\n\n\ndef scores(loader):\n    out = []\n    for x in loader:\n        out.append(softmax(x))\n    return out\n"
+    result = lint_file(source, str(tmp_path / "scores.py"), DEFAULT_CODES, defer=True)
+    assert result.imports_asked == ["softmax"] and result.findings == []
+    assert asks_the_project(result, str(tmp_path)) is asks

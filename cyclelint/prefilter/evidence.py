@@ -21,11 +21,12 @@ class Function:
     """A function as the graph-evidence questions need it once the whole file is seen: its
     calls (nested functions' included) and whether it returns a value."""
 
-    __slots__ = ("name", "first", "calls", "returns", "sized")
+    __slots__ = ("name", "first", "calls", "looped", "returns", "sized")
 
     def __init__(self, name: str, first: str | None):
         self.name, self.first = name, first  # first: the first positional parameter
         self.calls: list[ast.Call] = []
+        self.looped: set[str] = set()  # plain names it calls inside a loop (``outs.append(helper(x))``)
         self.returns = False
         self.sized: set[str] = set()  # parameters annotated as a tensor or a module
 
@@ -252,5 +253,6 @@ def answer(questions: list[tuple[Function, str | None, str]], functions: list[Fu
     for called, reason in helpers_called:
         if called & returning:
             return reason, set()
-    imported = {name for called, _ in helpers_called for name in called} & from_imports(tree).keys()
+    # the value a loop keeps comes from a call in that loop: an imported helper called before it is not asked
+    imported = {name for fn, _, _ in questions for name in fn.looped} & from_imports(tree).keys()
     return (IMPORTED if imported else None), imported

@@ -269,6 +269,7 @@ class Scan:
          self.method) = saved
         self.fn = parent
         parent.calls += fn.calls  # a function's evidence includes what its closures call
+        parent.looped |= fn.looped
         self.functions.append(fn)
 
     def simple(self, node, instance):
@@ -398,6 +399,8 @@ class Scan:
             elif isinstance(sub, ast.NamedExpr):
                 self.stores.bind(sub.target, sub.value)
         self.fn.calls += calls
+        if self.loop_stack:
+            self.fn.looped.update(c.func.id for c in calls if isinstance(c.func, ast.Name))
         if self.fn is self.module_fn:
             self.outside += calls
         return calls, read_names

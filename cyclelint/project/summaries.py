@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from ..analysis.returns import NAMED, Key, Returns
+from ..analysis.returns import NAMED, RETURNS_OF, Key, Returns
 from ..findings import Finding
 from .imports import Modules
 from .records import FileResult
@@ -77,27 +77,30 @@ def resolve_graphs(results: Sequence[FileResult]) -> None:
 
 
 def importers_to_analyse(results: Sequence[FileResult]) -> list[int]:
-    """Indexes of the pre-filtered files whose loops keep what a function they import returns, with no graph
-    of their own (``imports_asked``), where that function is one of the linted tree: analysed in full, they
-    hand on what they keep."""
+    """Indexes of the pre-filtered files whose loops keep what a function they import returns, with no graph of
+    their own (``imports_asked``), where that function, as the files the summary rounds analysed say, returns a
+    graph of its own: nothing the file passes it can carry one. Analysed in full, they hand on what they keep."""
     asking = [i for i, res in enumerate(results) if res.imports_asked]
     if not asking:
         return []
     linker = Linker(results)
-    return [i for i in asking if any(linker.defining(results[i], name) for name in results[i].imports_asked)]
+    try:
+        return [i for i in asking if linker.returns_of(results[i]).source(_own_graphs(results[i]))]
+    finally:
+        linker.unlink()
 
 
 def summaries_to_analyse(results: Sequence[FileResult]) -> list[int]:
-    """Indexes of the pre-filtered files that define a function a kept value asks about, directly or through
-    the summaries of other files it reaches: analysed in full, they say what it returns. Asked again once they
-    are (their own functions may call further files)."""
-    pending = [res for res in results if res.graphs]
-    if not pending:
+    """Indexes of the pre-filtered files that define a function a kept value asks about (or a pre-filtered
+    importer, ``imports_asked``), directly or through the summaries of other files it reaches: analysed in full,
+    they say what it returns. Asked again once they are (their own functions may call further files)."""
+    asks = [(res, dep) for res in results for graph in res.graphs for dep in graph.deps]
+    asks += [(res, dep) for res in results if res.imports_asked for dep in _own_graphs(res)]
+    if not asks:
         return []
     linker = Linker(results)
     wanted: set[str] = set()
     seen: set[tuple[str, str]] = set()
-    asks = [(res, dep) for res in pending for graph in res.graphs for dep in graph.deps]
     while asks:
         res, dep = asks.pop()
         for name in NAMED.findall(dep):
@@ -113,3 +116,9 @@ def summaries_to_analyse(results: Sequence[FileResult]) -> list[int]:
                 parts = summary.parts or ()
                 asks += [(target, d) for part in (summary.whole, *parts) for d in part.deps]
     return [i for i, res in enumerate(results) if os.path.abspath(res.path) in wanted]
+
+
+def _own_graphs(res: FileResult) -> frozenset[str]:
+    """The question a pre-filtered importer asks of each imported function it calls in a loop: does it return a
+    graph of its own (an argument from a file without graph evidence carries none)?"""
+    return frozenset(RETURNS_OF + "." + name for name in res.imports_asked)
