@@ -79,7 +79,8 @@ def lint_source(source: bytes | str, path: str, enabled: frozenset[str], apply_n
             return result
         if prefilter and tree is not None and not (NOQA_CODE in enabled and noqa_may_apply(raw)):
             try:
-                found, may_feed, deferred, imports_asked = scan_file(tree, enabled, defer)
+                verdict = scan_file(tree, enabled, defer)
+                found = verdict.found
             except RecursionError:
                 raise
             except Exception:  # the pre-filter is only a shortcut: a bug in it costs speed, never the file
@@ -88,10 +89,13 @@ def lint_source(source: bytes | str, path: str, enabled: frozenset[str], apply_n
                 result.classes = {name: ClassSummary(**c) for name, c in class_summaries(tree, may_turn_grad_off(raw)).items()}
                 result.cache_factories = cache_factories(tree, raw)
                 result.grad_off_decorators = grad_off_decorators(tree) if may_turn_grad_off(raw) else []
-                result.may_feed = sorted(may_feed)
-                result.deferred = deferred
-                result.imports_asked = imports_asked
-                result.imports = from_imports(tree) if imports_asked else {}
+                result.may_feed = sorted(verdict.may_feed)
+                result.deferred = verdict.deferred
+                result.imports_asked, result.own_graphs = verdict.imports_asked, verdict.own_graphs
+                result.helper_imports = verdict.helper_imports
+                # what the project may follow: an importer's names, a helper's calls, a package's re-exports
+                reexports = os.path.basename(path) == "__init__.py"
+                result.imports = from_imports(tree) if verdict.imports_asked or verdict.helper_imports or reexports else {}
                 return result
         _parse_and_analyse(source, path, enabled, result, apply_noqa, ast_error, edits, tree)
     except RecursionError:  # nothing half-analysed is kept

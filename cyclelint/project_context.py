@@ -95,7 +95,7 @@ class Project:
         # candidates left to the project first: analysed in full, they may want feeders analysed too; then the
         # files whose summaries a kept value needs, round by round (each may call functions of further files)
         rounds = [summaries_to_analyse] * MAX_SUMMARY_ROUNDS
-        finders = (deferred_to_analyse, feeding_candidates, *rounds, importers_to_analyse, *rounds)
+        finders = (deferred_to_analyse, feeding_candidates, importers_to_analyse, *rounds)
         for find in finders:
             redo = [i for i in find(everything) if jobs[i] is not None]
             for i, res in zip(redo, run_jobs([jobs[i] for i in redo], self.workers, self.cache, full=True)):

@@ -141,7 +141,13 @@ def test_noqa_on_the_kept_value(tmp_path):
 
 def test_the_prefilter_leaves_an_imported_helper_to_the_project():
     source = (IMPORTED / "predict_leak.py").read_text()
-    assert scan_file(ast.parse(source), DEFAULT_CODES, defer=True) == (False, set(), [], ["logits_for"])
+    verdict = scan_file(ast.parse(source), DEFAULT_CODES, defer=True)
+    assert (verdict.found, verdict.imports_asked) == (False, ["logits_for"])
+    # what its own helpers may return, for files that import them: predict returns what logits_for does
+    assert (verdict.own_graphs, verdict.helper_imports) == ([], {"predict": ["logits_for"]})
+    core = scan_file(ast.parse((IMPORTED / "_ppo_core.py").read_text()), DEFAULT_CODES, defer=True)
+    # a superset: nested_detach's ``type(tensors)(...)`` is a call of a call, which may be a model's
+    assert {"logits_for", "policy_loss"} <= set(core.own_graphs) and "masked_mean" not in core.own_graphs
     assert scan_file(ast.parse(source), DEFAULT_CODES)[0]  # judged alone (stdin, an editor): sent on
 
 

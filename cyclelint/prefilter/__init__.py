@@ -14,7 +14,7 @@ import ast
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from .evidence import fed_methods, with_copies
+from .evidence import fed_methods, helper_graphs, with_copies
 from .scan import Scan
 
 
@@ -30,6 +30,8 @@ class Verdict(NamedTuple):
     may_feed: set[tuple[str, str]] = set()
     deferred: list[str] = []
     imports_asked: list[str] = []
+    own_graphs: list[str] = []  # module-level functions that may return a graph of their own
+    helper_imports: dict[str, list[str]] = {}  # other module-level functions: the imported functions they call
 
 
 def scan_file(tree: ast.Module, enabled: Iterable[str], defer: bool = False) -> Verdict:
@@ -40,11 +42,17 @@ def scan_file(tree: ast.Module, enabled: Iterable[str], defer: bool = False) -> 
     that may feed them): the project analyses the file in full once some file names one of them
     (``project.resolve.deferred_to_analyse``); and the imported functions whose result its loops keep,
     with no graph of the file's own: the project analyses it in full if one is a function of the linted
-    tree (``project.summaries.importers_to_analyse``)."""
+    tree that may return a graph of its own (``project.summaries.importers_to_analyse``), which the module-level
+    functions' ``own_graphs`` and ``helper_imports`` of each pre-filtered file tell."""
     scan = Scan(set(enabled), defer)
     if scan.run(tree):
         return Verdict(True)
     feeds = fed_methods(with_copies(scan.built, scan.copies), scan.attr_calls or [])
     if scan.deferred & {method for _, method in feeds}:
         return Verdict(True)  # a caller in the file may feed one: judged here, as without ``defer``
-    return Verdict(False, feeds, sorted(scan.deferred), sorted(scan.imports_asked))
+    if not defer:
+        return Verdict(False, feeds)
+    if not scan.questions:
+        scan.stores.finish()  # else finished already, to answer them
+    return Verdict(False, feeds, sorted(scan.deferred), sorted(scan.imports_asked),
+                   *helper_graphs(scan.functions, scan.outside, scan.stores, tree))

@@ -256,3 +256,17 @@ def answer(questions: list[tuple[Function, str | None, str]], functions: list[Fu
     # the value a loop keeps comes from a call in that loop: an imported helper called before it is not asked
     imported = {name for fn, _, _ in questions for name in fn.looped} & from_imports(tree).keys()
     return (IMPORTED if imported else None), imported
+
+
+def helper_graphs(functions: list[Function], outside: list[ast.Call], stores: Stores,
+                  tree: ast.Module) -> tuple[list[str], dict[str, list[str]]]:
+    """What a pre-filtered file's module-level functions may return, for importers in other files: those that may
+    return a graph of their own (``graph_returns``, over them alone), and, for the others that return a value, the
+    imported functions they call (whose own graph the project looks up in their files)."""
+    top = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    helpers = [f for f in functions if f.name in top and f.returns]
+    own = graph_returns(helpers, outside, stores) if helpers else set()
+    imported = from_imports(tree).keys() if helpers else set()
+    calls = {f.name: sorted({c.func.id for c in f.calls if isinstance(c.func, ast.Name)} & imported)
+             for f in helpers if f.name not in own}
+    return sorted(own), {name: called for name, called in calls.items() if called}

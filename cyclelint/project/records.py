@@ -138,6 +138,8 @@ class FileResult:
     may_feed: list[tuple[str, str]] = field(default_factory=list)  # pre-filtered: (class, method) it may feed a graph
     deferred: list[str] = field(default_factory=list)  # pre-filtered: methods whose CYC305 candidates need a caller
     imports_asked: list[str] = field(default_factory=list)  # pre-filtered: imported calls its loops keep, unjudged
+    own_graphs: list[str] = field(default_factory=list)  # pre-filtered: module-level functions that may return a graph
+    helper_imports: dict[str, list[str]] = field(default_factory=dict)  # pre-filtered: the others' imported calls
     warnings: list[FileWarning] = field(default_factory=list)
     cells: list[int] | None = None  # a notebook: the first line of each code cell (notebook.place)
     cache_factories: list[str] = field(default_factory=list)  # module-level functions that build an lru_cache

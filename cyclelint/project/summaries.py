@@ -78,24 +78,43 @@ def resolve_graphs(results: Sequence[FileResult]) -> None:
 
 def importers_to_analyse(results: Sequence[FileResult]) -> list[int]:
     """Indexes of the pre-filtered files whose loops keep what a function they import returns, with no graph of
-    their own (``imports_asked``), where that function, as the files the summary rounds analysed say, returns a
-    graph of its own: nothing the file passes it can carry one. Analysed in full, they hand on what they keep."""
+    their own (``imports_asked``), where that function may return a graph of its own (``may_give_graph``): nothing
+    the file passes it can carry one. Analysed in full, they hand on what they keep."""
     asking = [i for i, res in enumerate(results) if res.imports_asked]
     if not asking:
         return []
     linker = Linker(results)
     try:
-        return [i for i in asking if linker.returns_of(results[i]).source(_own_graphs(results[i]))]
+        return [i for i in asking if any(may_give_graph(linker, results[i], name, set())
+                                         for name in results[i].imports_asked)]
     finally:
         linker.unlink()
 
 
+def may_give_graph(linker: Linker, res: FileResult, name: str, seen: set[tuple[str, str]]) -> bool:
+    """What ``name`` imports in ``res`` may return a graph of its own: as its file's summary says when the file was
+    analysed in full, else as its pre-filter says (``own_graphs``), following the imported functions either calls."""
+    found = linker.defining(res, name)
+    if found is None or (found[0].path, found[1]) in seen:
+        return False
+    seen.add((found[0].path, found[1]))
+    target, there = found
+    if target.summaries is None:
+        further = target.helper_imports.get(there, [])
+        return there in target.own_graphs or any(may_give_graph(linker, target, n, seen) for n in further)
+    if linker.returns_of(target).source(frozenset((f"{RETURNS_OF}.{there}",))):
+        return True
+    summary = target.summaries.get("." + there)
+    parts = (summary.whole, *(summary.parts or ())) if summary else ()
+    return any(may_give_graph(linker, target, n, seen) for part in parts for dep in part.deps
+               for n in NAMED.findall(dep))
+
+
 def summaries_to_analyse(results: Sequence[FileResult]) -> list[int]:
-    """Indexes of the pre-filtered files that define a function a kept value asks about (or a pre-filtered
-    importer, ``imports_asked``), directly or through the summaries of other files it reaches: analysed in full,
-    they say what it returns. Asked again once they are (their own functions may call further files)."""
+    """Indexes of the pre-filtered files that define a function a kept value asks about, directly or through the
+    summaries of other files it reaches: analysed in full, they say what it returns. Asked again once they are
+    (their own functions may call further files)."""
     asks = [(res, dep) for res in results for graph in res.graphs for dep in graph.deps]
-    asks += [(res, dep) for res in results if res.imports_asked for dep in _own_graphs(res)]
     if not asks:
         return []
     linker = Linker(results)
@@ -116,9 +135,3 @@ def summaries_to_analyse(results: Sequence[FileResult]) -> list[int]:
                 parts = summary.parts or ()
                 asks += [(target, d) for part in (summary.whole, *parts) for d in part.deps]
     return [i for i, res in enumerate(results) if os.path.abspath(res.path) in wanted]
-
-
-def _own_graphs(res: FileResult) -> frozenset[str]:
-    """The question a pre-filtered importer asks of each imported function it calls in a loop: does it return a
-    graph of its own (an argument from a file without graph evidence carries none)?"""
-    return frozenset(RETURNS_OF + "." + name for name in res.imports_asked)
