@@ -113,6 +113,18 @@ def test_relative_absolute_and_reexported_imports(tmp_path, importer, init):
     assert found(tmp_path) == [("train.py", 10, "CYC302")]
 
 
+def test_a_prefiltered_importer_through_a_packages_reexport(tmp_path):
+    """No graph in train.py: only pkg/core.py's forward pass, re-exported by pkg/__init__.py, gives one."""
+    package(tmp_path, "from pkg import predict", "from .core import predict\n")
+    (tmp_path / "pkg" / "core.py").write_text("def predict(model, x):\n    return model(x)\n")
+    train = tmp_path / "pkg" / "train.py"
+    train.write_text(train.read_text().replace("kept.append(scaled(loss, 2))", "kept.append(predict(net, x))").replace(
+        "        loss = model(x).mean()\n        loss.backward()\n        opt.step()\n", "").replace(
+        "def fit(model, loader, opt)", "def fit(net, loader)"))
+    assert "backward" not in train.read_text()
+    assert found(tmp_path) == [("train.py", 7, "CYC302")]
+
+
 def test_an_import_that_names_no_linted_file_is_not_judged(tmp_path):
     package(tmp_path, "from other.core import scaled")  # pkg/core.py is no other.core
     assert found(tmp_path) == []

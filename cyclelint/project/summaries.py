@@ -37,8 +37,9 @@ class Linker:
         self.returns.clear()
 
     def defining(self, res: FileResult, name: str) -> tuple[FileResult, str] | None:
-        """The linted file that defines what ``name`` imports in ``res``, and its name there: re-exports
-        followed; the file is returned as soon as it is not summarised (pre-filtered), to be analysed."""
+        """The linted file that defines what ``name`` imports in ``res``, and its name there, through re-exports
+        (a name the file imports and does not define). A file the pre-filter answered may be that file: the
+        project asks what its pre-filter says, or analyses it in full."""
         for _ in range(MAX_REEXPORTS + 1):
             imported = res.imports.get(name)
             path = self.modules.find(res.path, imported[0], imported[1]) if imported else None
@@ -46,7 +47,7 @@ class Linker:
             if target is None or target.error:
                 return None
             res, name = target, imported[2]
-            if res.summaries is None or "." + name in res.summaries or name not in res.imports:
+            if name not in res.imports or (res.summaries is not None and "." + name in res.summaries):
                 return res, name
         return None
 
