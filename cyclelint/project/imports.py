@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import os
 from collections.abc import Iterable, Iterator
+from functools import cached_property, lru_cache
 
 Imported = tuple[int, str, str]  # (level, module, the name there)
 
@@ -38,14 +39,19 @@ class Modules:
     a file named alone and the rest of its project are named from different places."""
 
     def __init__(self, paths: Iterable[str]):
-        self.paths = {os.path.abspath(p) for p in paths}
-        self.by_name: dict[str, list[str]] = {}
+        self.paths = frozenset(paths)  # absolute
+
+    @cached_property
+    def by_name(self) -> dict[str, list[str]]:
+        """Built on the first absolute import asked about."""
+        out: dict[str, list[str]] = {}
         for path in self.paths:
             parts = os.path.splitext(path)[0].split(os.sep)
             if parts[-1] == "__init__":
                 parts.pop()
             for start in range(len(parts)):
-                self.by_name.setdefault(".".join(parts[start:]), []).append(path)
+                out.setdefault(".".join(parts[start:]), []).append(path)
+        return out
 
     def find(self, importer: str, level: int, module: str) -> str | None:
         """The file ``from <level dots><module> import ...`` in ``importer`` reads, if it is linted."""
@@ -60,3 +66,9 @@ class Modules:
             if path in self.paths:
                 return path
         return None
+
+
+@lru_cache(maxsize=1)
+def modules_of(paths: frozenset[str]) -> Modules:
+    """One index for a run's rounds of resolution, which ask about the same files."""
+    return Modules(paths)

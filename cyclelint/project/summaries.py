@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from ..analysis.returns import NAMED, RETURNS_OF, Key, Returns
 from ..findings import Finding
-from .imports import Modules
+from .imports import modules_of
 from .records import FileResult
 
 MAX_REEXPORTS = 3  # ``from .core import f`` in a package's __init__, imported from the package: followed this far
@@ -20,7 +20,7 @@ class Linker:
 
     def __init__(self, results: Sequence[FileResult]):
         self.files = {os.path.abspath(r.path): r for r in results}
-        self.modules = Modules(self.files)
+        self.modules = modules_of(frozenset(self.files))
         self.returns: dict[str, Returns] = {}
 
     def returns_of(self, res: FileResult) -> Returns:
