@@ -9,6 +9,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
+from .analysis.returns import NAMED
 from .classtable import cache_factories, class_methods, class_summaries
 from .documents import NotebookError, open_document
 from .files import read_source, unreadable
@@ -94,8 +95,9 @@ def lint_source(source: bytes | str, path: str, enabled: frozenset[str], apply_n
                 result.imports_asked, result.own_graphs = verdict.imports_asked, verdict.own_graphs
                 result.helper_imports = verdict.helper_imports
                 # what the project may follow: an importer's names, a helper's calls, a package's re-exports
+                followed = {*verdict.imports_asked, *(n for names in verdict.helper_imports.values() for n in names)}
                 reexports = os.path.basename(path) == "__init__.py"
-                result.imports = from_imports(tree) if verdict.imports_asked or verdict.helper_imports or reexports else {}
+                result.imports = from_imports(tree, None if reexports else followed) if followed or reexports else {}
                 return result
         _parse_and_analyse(source, path, enabled, result, apply_noqa, ast_error, edits, tree)
     except RecursionError:  # nothing half-analysed is kept
@@ -173,7 +175,13 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
     # what its functions return, for callers elsewhere; its methods' too where a value kept here asks another file
     asks = any(isinstance(record, PendingGraph) for _, record in handed)
     result.summaries = walker.evaluator.returns.summaries(methods=asks)
-    result.imports = from_imports(tree) if tree is not None else {}
+    # the names its summaries and kept values ask about, which the project follows to their files
+    followed = {name for summary in result.summaries.values() for part in (summary.whole, *(summary.parts or ()))
+                for dep in part.deps for name in NAMED.findall(dep)}
+    followed |= {name for _, record in handed if isinstance(record, PendingGraph) for dep in record.deps
+                 for name in NAMED.findall(dep)}
+    reexports = os.path.basename(path) == "__init__.py"
+    result.imports = from_imports(tree, None if reexports else followed) if tree is not None else {}
     result.cache_factories = cache_factories(tree, text) if tree is not None else []
     if not reports and not handed:
         return set()

@@ -94,12 +94,15 @@ class Project:
         jobs = (work or [None] * len(results)) + [self.work[i] for i in others]
         # candidates left to the project first: analysed in full, they may want feeders analysed too; then the
         # files whose summaries a kept value needs, round by round (each may call functions of further files)
-        rounds = [summaries_to_analyse] * MAX_SUMMARY_ROUNDS
-        finders = (deferred_to_analyse, feeding_candidates, importers_to_analyse, *rounds)
-        for find in finders:
-            redo = [i for i in find(everything) if jobs[i] is not None]
-            for i, res in zip(redo, run_jobs([jobs[i] for i in redo], self.workers, self.cache, full=True)):
-                everything[i] = res if i < len(results) else _unasked(res)
+        finders = ((deferred_to_analyse, 1), (feeding_candidates, 1), (importers_to_analyse, 1),
+                   (summaries_to_analyse, MAX_SUMMARY_ROUNDS))
+        for find, rounds in finders:
+            for _ in range(rounds):  # until a round finds nothing more to analyse
+                redo = [i for i in find(everything) if jobs[i] is not None]
+                if not redo:
+                    break
+                for i, res in zip(redo, run_jobs([jobs[i] for i in redo], self.workers, self.cache, full=True)):
+                    everything[i] = res if i < len(results) else _unasked(res)
         results[:] = everything[:len(results)]
         for i, res in zip(others, everything[len(results):]):
             self.results[i] = res

@@ -156,9 +156,11 @@ class Returns:
 
     # -- summaries for other files ------------------------------------------------
     def summaries(self, methods: bool) -> dict[str, Summary]:
-        """What each function returns, by ``Class.name`` or ``.name`` (``methods``: those of classes too)."""
+        """What each function returns, by ``Class.name`` or ``.name`` (``methods``: those of classes too); not
+        those that return neither a graph nor anything of their arguments, which answer as an unknown one does."""
         return {_key_text(key, None): Summary(whole, self.parts[key], self.signatures[key])
-                for key, whole in self.whole.items() if methods or not key[0]}
+                for key, whole in self.whole.items() if (methods or not key[0])
+                and any(p.attached or p.deps for p in (whole, *(self.parts[key] or ())))}
 
     @classmethod
     def of_summaries(cls, summaries: dict[str, Summary]) -> Returns:

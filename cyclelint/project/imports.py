@@ -5,20 +5,21 @@ from __future__ import annotations
 import ast
 import os
 from collections.abc import Iterable, Iterator
-from functools import cached_property, lru_cache
+from functools import cache, cached_property, lru_cache
 
 Imported = tuple[int, str, str]  # (level, module, the name there)
 
 
-def from_imports(tree: ast.Module) -> dict[str, Imported]:
+def from_imports(tree: ast.Module, names: set[str] | None = None) -> dict[str, Imported]:
     """The names module-level ``from ... import`` statements bind (in ``if`` and ``try`` blocks too; the
-    last binding wins), star imports aside."""
+    last binding wins), star imports aside; only ``names`` when given."""
     out: dict[str, Imported] = {}
     for node in _module_level(tree.body):
         if isinstance(node, ast.ImportFrom):
             for alias in node.names:
-                if alias.name != "*":
-                    out[alias.asname or alias.name] = (node.level, node.module or "", alias.name)
+                bound = alias.asname or alias.name
+                if alias.name != "*" and (names is None or bound in names):
+                    out[bound] = (node.level, node.module or "", alias.name)
     return out
 
 
@@ -58,7 +59,7 @@ class Modules:
         if not level:
             found = self.by_name.get(module, [])
             return found[0] if len(found) == 1 else None
-        folder = os.path.dirname(os.path.abspath(importer))
+        folder = os.path.dirname(absolute(importer))
         for _ in range(level - 1):
             folder = os.path.dirname(folder)
         base = os.path.join(folder, *module.split(".")) if module else folder
@@ -72,3 +73,13 @@ class Modules:
 def modules_of(paths: frozenset[str]) -> Modules:
     """One index for a run's rounds of resolution, which ask about the same files."""
     return Modules(paths)
+
+
+def absolute(path: str) -> str:
+    """``os.path.abspath``, once per path and working folder: each round of resolution asks again of every file."""
+    return _absolute(os.getcwd(), path)
+
+
+@cache
+def _absolute(cwd: str, path: str) -> str:
+    return os.path.normpath(os.path.join(cwd, path))

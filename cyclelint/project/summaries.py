@@ -3,12 +3,11 @@ with ``compute_loss`` imported from the project): each file's summaries of what 
 (analysis/returns.py), linked through its ``from ... import`` names to the files of the tree that define them."""
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 
 from ..analysis.returns import NAMED, RETURNS_OF, Key, Returns
 from ..findings import Finding
-from .imports import modules_of
+from .imports import absolute, modules_of
 from .records import FileResult
 
 MAX_REEXPORTS = 3  # ``from .core import f`` in a package's __init__, imported from the package: followed this far
@@ -19,12 +18,12 @@ class Linker:
     link refers back to the linker."""
 
     def __init__(self, results: Sequence[FileResult]):
-        self.files = {os.path.abspath(r.path): r for r in results}
+        self.files = {absolute(r.path): r for r in results}
         self.modules = modules_of(frozenset(self.files))
         self.returns: dict[str, Returns] = {}
 
     def returns_of(self, res: FileResult) -> Returns:
-        path = os.path.abspath(res.path)
+        path = absolute(res.path)
         found = self.returns.get(path)
         if found is None:
             found = self.returns[path] = Returns.of_summaries(res.summaries or {})
@@ -130,9 +129,9 @@ def summaries_to_analyse(results: Sequence[FileResult]) -> list[int]:
             seen.add((found[0].path, found[1]))
             target, there = found
             if target.summaries is None:
-                wanted.add(os.path.abspath(target.path))
+                wanted.add(absolute(target.path))
             elif "." + there in target.summaries:
                 summary = target.summaries["." + there]
                 parts = summary.parts or ()
                 asks += [(target, d) for part in (summary.whole, *parts) for d in part.deps]
-    return [i for i, res in enumerate(results) if os.path.abspath(res.path) in wanted]
+    return [i for i, res in enumerate(results) if absolute(res.path) in wanted]
