@@ -18,7 +18,7 @@ from .grad_wrappers import grad_off_by_class, grad_off_decorators, may_turn_grad
 from .noqa import SKIP_FILE, noqa_codes, suppressed, unknown_codes
 from .parsing import AstError, libcst_may_try, libcst_syntax_message, parse_ast, parse_cst
 from .prefilter import scan_file
-from .project.imports import from_imports
+from .project.imports import kept_imports
 from .project.records import (
     ClassSummary,
     FileResult,
@@ -94,10 +94,9 @@ def lint_source(source: bytes | str, path: str, enabled: frozenset[str], apply_n
                 result.deferred = verdict.deferred
                 result.imports_asked, result.own_graphs = verdict.imports_asked, verdict.own_graphs
                 result.helper_imports = verdict.helper_imports
-                # what the project may follow: an importer's names, a helper's calls, a package's re-exports
+                # what the project may follow: an importer's names, a helper's calls
                 followed = {*verdict.imports_asked, *(n for names in verdict.helper_imports.values() for n in names)}
-                reexports = os.path.basename(path) == "__init__.py"
-                result.imports = from_imports(tree, None if reexports else followed) if followed or reexports else {}
+                result.imports = kept_imports(tree, path, followed)
                 return result
         _parse_and_analyse(source, path, enabled, result, apply_noqa, ast_error, edits, tree)
     except RecursionError:  # nothing half-analysed is kept
@@ -180,8 +179,7 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
                 for dep in part.deps for name in NAMED.findall(dep)}
     followed |= {name for _, record in handed if isinstance(record, PendingGraph) for dep in record.deps
                  for name in NAMED.findall(dep)}
-    reexports = os.path.basename(path) == "__init__.py"
-    result.imports = from_imports(tree, None if reexports else followed) if tree is not None else {}
+    result.imports = kept_imports(tree, path, followed) if tree is not None else {}
     result.cache_factories = cache_factories(tree, text) if tree is not None else []
     if not reports and not handed:
         return set()

@@ -17,6 +17,7 @@ from .analysis.returns import NAMED
 from .engine import run_jobs
 from .file_rules import FileRules
 from .files import discover
+from .project.imports import absolute
 from .project.records import FileResult
 from .project.resolve import deferred_to_analyse, feeding_candidates, resolve_project
 from .project.summaries import importers_to_analyse, summaries_to_analyse
@@ -51,7 +52,7 @@ def _imports_its_project(result: FileResult, root: str) -> bool:
     for level, module, _ in filter(None, map(result.imports.get, names)):
         top = module.split(".")[0]
         if level or any(os.path.exists(os.path.join(folder, top)) or os.path.exists(os.path.join(folder, top + ".py"))
-                        for folder in (os.path.dirname(os.path.abspath(result.path)), root, os.path.join(root, "src"))):
+                        for folder in (os.path.dirname(absolute(result.path)), root, os.path.join(root, "src"))):
             return True
     return False
 

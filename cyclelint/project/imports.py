@@ -23,6 +23,14 @@ def from_imports(tree: ast.Module, names: set[str] | None = None) -> dict[str, I
     return out
 
 
+def kept_imports(tree: ast.Module, path: str, names: set[str]) -> dict[str, Imported]:
+    """The imports a file's record keeps, for the project to follow: those of ``names``, or all of a package's
+    ``__init__.py`` (its re-exports)."""
+    if os.path.basename(path) == "__init__.py":
+        return from_imports(tree)
+    return from_imports(tree, names) if names else {}
+
+
 def _module_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     for node in body:
         yield node
