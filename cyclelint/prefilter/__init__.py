@@ -14,7 +14,7 @@ import ast
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from .evidence import fed_methods, helper_graphs, with_copies
+from .evidence import fed_methods, graph_returns, with_copies
 from .scan import Scan
 
 
@@ -54,5 +54,19 @@ def scan_file(tree: ast.Module, enabled: Iterable[str], defer: bool = False) -> 
         return Verdict(False, feeds)
     if not scan.questions:
         scan.stores.finish()  # else finished already, to answer them
-    return Verdict(False, feeds, sorted(scan.deferred), sorted(scan.imports_asked),
-                   *helper_graphs(scan.functions, scan.outside, scan.stores, tree))
+    return Verdict(False, feeds, sorted(scan.deferred), sorted(scan.imports_asked), *_helper_graphs(scan, tree))
+
+
+def _helper_graphs(scan: Scan, tree: ast.Module) -> tuple[list[str], dict[str, list[str]]]:
+    """What a pre-filtered file's module-level functions may return, for importers in other files: those that may
+    return a graph of their own (``graph_returns``: over them alone, unless the questions asked it of them all),
+    and, for the others that return a value, the imported functions they call (whose own graph the project looks
+    up in their files)."""
+    top = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    helpers = [f for f in scan.functions if f.name in top and f.returns]
+    if not helpers:
+        return [], {}
+    own = scan.returning & top if scan.returning is not None else graph_returns(helpers, scan.outside, scan.stores)
+    calls = {f.name: sorted({c.func.id for c in f.calls if isinstance(c.func, ast.Name)} & scan.imports.keys())
+             for f in helpers if f.name not in own}
+    return sorted(own), {name: called for name, called in calls.items() if called}

@@ -4,7 +4,6 @@ from __future__ import annotations
 import ast
 
 from ..astutil import dotted, last, walk
-from ..project.imports import from_imports
 from ..vocabulary import (
     FORWARD_METHODS,
     MODULE_PASSTHROUGH,
@@ -239,34 +238,19 @@ IMPORTED = "CYC3: accumulation calling an imported function, which may return a 
 
 
 def answer(questions: list[tuple[Function, str | None, str]], functions: list[Function], outside: list[ast.Call],
-           stores: Stores, tree: ast.Module) -> tuple[str | None, set[str]]:
-    """The reason of the first (function, instance, reason) question that graph evidence answers, and the
-    imported functions the unanswered ones call: a function of another file may return a graph, which only a
-    project's run can ask that file (project/summaries.py); a file judged alone goes on (reason ``IMPORTED``)."""
+           stores: Stores) -> tuple[str | None, set[str] | None, set[str]]:
+    """The reason of the first (function, instance, reason) question that graph evidence answers; the functions
+    that may return a graph (``graph_returns``) when it had to be asked; and, left unanswered, the plain names
+    the questions' loops call (the value a loop keeps comes from a call in that loop): one the file imports may
+    return a graph, which only a project's run can ask its file (project/summaries.py)."""
     helpers_called = []
     for fn, instance, reason in questions:
         direct, called = direct_evidence(fn.calls, instance, stores)
         if direct:
-            return reason, set()
+            return reason, None, set()
         helpers_called.append((called, reason))
     returning = graph_returns(functions, outside, stores)  # the dearer part, last
     for called, reason in helpers_called:
         if called & returning:
-            return reason, set()
-    # the value a loop keeps comes from a call in that loop: an imported helper called before it is not asked
-    imported = {name for fn, _, _ in questions for name in fn.looped} & from_imports(tree).keys()
-    return (IMPORTED if imported else None), imported
-
-
-def helper_graphs(functions: list[Function], outside: list[ast.Call], stores: Stores,
-                  tree: ast.Module) -> tuple[list[str], dict[str, list[str]]]:
-    """What a pre-filtered file's module-level functions may return, for importers in other files: those that may
-    return a graph of their own (``graph_returns``, over them alone), and, for the others that return a value, the
-    imported functions they call (whose own graph the project looks up in their files)."""
-    top = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    helpers = [f for f in functions if f.name in top and f.returns]
-    own = graph_returns(helpers, outside, stores) if helpers else set()
-    imported = from_imports(tree).keys() if helpers else set()
-    calls = {f.name: sorted({c.func.id for c in f.calls if isinstance(c.func, ast.Name)} & imported)
-             for f in helpers if f.name not in own}
-    return sorted(own), {name: called for name, called in calls.items() if called}
+            return reason, returning, set()
+    return None, returning, {name for fn, _, _ in questions for name in fn.looped}

@@ -7,6 +7,7 @@ from functools import cached_property
 from ..ast_reading import AST, held_paths
 from ..astutil import dotted, last, stores, strip_items, walk
 from ..judgements import grows, iter_identifiers, named_data, variable_key
+from ..project.imports import Imported, from_imports
 from ..vocabulary import (
     CACHES,
     FORWARD_METHODS,
@@ -50,6 +51,7 @@ class Scan:
         self.defer = defer
         self.deferred: set[str] = set()
         self.imports_asked: set[str] = set()  # imported functions only the project can say return no graph
+        self.returning: set[str] | None = None  # the functions that may return a graph, once asked (graph_returns)
         self.method = Function("", None)  # the method the current function is, or is inside
         self.families = {c[:4] for c in codes}
         self.found = False
@@ -57,8 +59,7 @@ class Scan:
         self.in_module = False  # inside a method of an nn.Module subclass
         self.module_classes: set[str] = set()
         self.loop_stack: list[bool] = []  # enclosing loops of the current function: over data or not
-        self.fn = Function("", None)  # the current function (the module at top level)
-        self.module_fn = self.fn
+        self.fn = self.module_fn = Function("", None)  # the current function (the module at top level)
         self.functions: list[Function] = []
         self.outside: list[ast.Call] = []  # calls no function holds (module and class bodies)
         self.stores = Stores()
@@ -81,10 +82,9 @@ class Scan:
         """An accumulation statement: a CYC3 candidate inside a loop over data, or anywhere in a function
         that steps (in a loop, or into a container the function does not bind: rules/step_stores.py); both
         need graph evidence in the function (judged at its end)."""
-        if any(self.loop_stack):
-            self.fn_data_accumulates = True
-        else:
-            self.fn_accumulates = True
+        in_loop = any(self.loop_stack)
+        self.fn_data_accumulates |= in_loop
+        self.fn_accumulates |= not in_loop
 
     def end_of_function(self) -> None:
         if not self.found and "CYC2" in self.families and pairs(self.links):
@@ -115,15 +115,19 @@ class Scan:
     def answer_questions(self) -> None:
         """The questions, once the file's bindings and returns are all known."""
         self.stores.finish()
-        reason, self.imports_asked = answer(list(self.questions.values()), self.functions, self.outside, self.stores,
-                                            self.tree)
-        if reason and not (self.defer and reason == IMPORTED):  # a project's run asks the importing file later
-            self.send_on(reason)
+        reason, self.returning, looped = answer(list(self.questions.values()), self.functions, self.outside, self.stores)
+        self.imports_asked = looped & self.imports.keys() if looped else set()
+        if reason or (self.imports_asked and not self.defer):
+            self.send_on(reason or IMPORTED)
 
     @cached_property
     def module_names(self) -> set[str]:
         """Asked only of a container store or call fed a sized argument: most files never ask."""
         return module_level_names(self.tree)
+
+    @cached_property
+    def imports(self) -> dict[str, Imported]:  # read once, by the questions or by what the project asks
+        return from_imports(self.tree)
 
     def send_on(self, reason: str) -> None:
         self.found, self.reason = True, reason
