@@ -88,15 +88,18 @@ def plain_annotation(ann: cst.BaseExpression | None) -> bool:
 
 def annotation_holds(ann: cst.BaseExpression | None, module_classes: set[str]) -> str | None:
     """``torch.Tensor``, ``nn.Module``, ``dict[str, Tensor]``, a module class of the project."""
+    return annotation_names(ann, TENSOR_TYPES | MODULE_TYPES | module_classes)
+
+
+def annotation_names(ann: cst.BaseExpression | None, types: frozenset[str] | set[str]) -> str | None:
+    """``annotated X`` when the annotation names one of ``types`` by its last name, anywhere inside it
+    (``Optional[Tensor]``, ``Union[float, Tensor]``, ``"Tensor | None"``); a class (``Type[...]``) does not count."""
     stack = [ann] if ann is not None else []
     while stack:
         cur = stack.pop()
         path = dotted(cur)
         if path is not None:
-            last = last_part(path)
-            if last in TENSOR_TYPES:
-                return f"annotated {path}"
-            if last in MODULE_TYPES or last in module_classes:
+            if last_part(path) in types:
                 return f"annotated {path}"
         elif isinstance(cur, cst.Subscript):
             if is_class_annotation(cur):
@@ -107,8 +110,7 @@ def annotation_holds(ann: cst.BaseExpression | None, module_classes: set[str]) -
             stack.extend((cur.left, cur.right))
         elif isinstance(cur, cst.SimpleString):  # "nn.Module"
             text = cur.evaluated_value
-            if isinstance(text, str) and (set(text.replace("[", " ").replace(".", " ").split())
-                                          & (TENSOR_TYPES | MODULE_TYPES | module_classes)):
+            if isinstance(text, str) and set(text.replace("[", " ").replace(".", " ").split()) & types:
                 return f"annotated {text}"
     return None
 

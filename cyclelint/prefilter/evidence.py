@@ -20,14 +20,15 @@ class Function:
     """A function as the graph-evidence questions need it once the whole file is seen: its
     calls (nested functions' included) and whether it returns a value."""
 
-    __slots__ = ("name", "first", "calls", "looped", "returns", "sized")
+    __slots__ = ("name", "first", "calls", "looped", "returns", "sized", "typed")
 
-    def __init__(self, name: str, first: str | None):
+    def __init__(self, name: str, first: str | None, sized: set[str] | None = None, typed: bool = False):
         self.name, self.first = name, first  # first: the first positional parameter
         self.calls: list[ast.Call] = []
         self.looped: set[str] = set()  # plain names it calls inside a loop (``outs.append(helper(x))``)
         self.returns = False
-        self.sized: set[str] = set()  # parameters annotated as a tensor or a module
+        self.sized: set[str] = sized or set()  # parameters annotated as a tensor or a module
+        self.typed = typed  # a public method taking a parameter annotated as a tensor: callers may pass graphs
 
 
 def is_project_ctor(value: ast.AST | None) -> bool:

@@ -35,6 +35,7 @@ from .shapes import (
     regular_methods,
     sized_params,
     target_root,
+    tensor_typed,
 )
 
 
@@ -105,7 +106,7 @@ class Scan:
             return
         if self.evidence is not True:
             self.ask_at_end(*self.evidence, reason)
-        elif self.defer and self.method.name not in FORWARD_METHODS:  # forward's inputs carry a graph anyway
+        elif self.defer and self.method.name not in FORWARD_METHODS and not self.method.typed:  # (or its annotations)
             # a graph of the file's own makes it a candidate here: the same question as an accumulation's
             self.deferred.add(self.method.name)
             self.ask_at_end(self.method, self.fn_instance, reason)
@@ -252,8 +253,7 @@ class Scan:
             for p in params + node.args.kwonlyargs:
                 may_hold(self.built, p.arg, p.annotation)
         parent = self.fn
-        fn = Function(node.name, params[0].arg if params else None)
-        fn.sized = sized
+        fn = Function(node.name, params[0].arg if params else None, sized, in_class and tensor_typed(node))
         saved = (self.links, self.aliases, self.built_with_instance, self.exc_locals, self.loop_stack, self.fn_step,
                  self.fn_accumulates, self.fn_data_accumulates, self.evidence, self.fn_instance, self.fn_class,
                  self.method)

@@ -90,6 +90,15 @@ def sized_params(args: ast.arguments, module_classes: set[str]) -> set[str]:
         p.annotation) & (TENSOR_TYPES | MODULE_TYPES | module_classes))}
 
 
+def tensor_typed(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A public method with a parameter annotated as a tensor: any caller may pass one with its graph (a superset
+    of rules/graph_inputs.caller_tensors)."""
+    args = node.args
+    return not node.name.startswith("_") and any(
+        p.annotation is not None and annotation_words(p.annotation) & TENSOR_TYPES
+        for p in args.posonlyargs + args.args + args.kwonlyargs)
+
+
 def keeps_name(body, name) -> bool:
     """``except E as e:`` whose block binds, stores or returns ``e``."""
     for node in (n for stmt in body for n in walk(stmt)):

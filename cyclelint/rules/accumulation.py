@@ -12,7 +12,6 @@ import libcst as cst
 
 from ..analysis import exprs as ex
 from ..analysis.cst_reading import CST
-from ..analysis.holds import annotation_of, plain_annotation
 from ..analysis.scopes import Function
 from ..analysis.tensors import Value
 from ..judgements import concat_of, grows
@@ -30,6 +29,7 @@ from .accumulation_text import DISPATCH_MESSAGE, message, worded
 from .base import Checker, Rewrite
 from .candidates import Candidate
 from .fix_safety import Proofs
+from .graph_inputs import caller_tensors, forward_inputs, graph_params
 from .module_hooks import MESSAGE as MODULE_HOOK_MESSAGE
 from .module_hooks import ModuleHooks
 from .pack_hooks import MESSAGE as PACK_MESSAGE
@@ -289,7 +289,7 @@ class AccumulationRule(Checker):
                     self.loop_found.append((c, "CYC304"))  # memory that grows with the data iterated
             elif c.state and not c.backward_only and c.acc not in resets and fn.grad_enabled:
                 self.state.append(c)
-        inputs = _forward_inputs(fn)
+        inputs = forward_inputs(fn)
         handed: dict[int, tuple[cst.CSTNode, PendingDispatch]] = {}  # self.method(...) calls passing graphs
         with_graph: set[int] = set()  # ... of which some argument is attached here, not only an input of forward()
         for cls, method, slot, val, grad, own_call in self.pending_calls.pop(id(fn), []):
@@ -340,13 +340,14 @@ class AccumulationRule(Checker):
                     method.cls.name, c.acc) in self.drained:
                 continue  # appended here and popped by another method (forward parks, backward takes)
             params = method.params[1:]
-            graph_params = _graph_params(method)  # an ``int`` or ``List[int]`` argument holds no graph
-            # forward() of a module receives tensors that carry autograd history
-            attached = _forward_inputs(method)
-            attached |= slot_params(self.evidence.get((method.cls.name, method.name), ()), params) & graph_params
+            graph = graph_params(method)  # an ``int`` or ``List[int]`` argument holds no graph
+            attached = forward_inputs(method)
+            attached |= slot_params(self.evidence.get((method.cls.name, method.name), ()), params) & graph
             source = self.walker.evaluator.returns.source(c.value.deps)
-            if source:
-                c.why = source
+            typed, why = caller_tensors(c, method, c.value.deps & graph - attached)
+            if source or why and not (c.value.attached or c.value.deps & attached):
+                c.why = source or why
+            attached |= typed
             known = bool(c.value.attached or c.value.deps & attached or source)
             # a decorator of another file may run the method with grad off: the project says
             decorators = [d for d in map(ex.last_part, ex.decorator_names(method.node))
@@ -356,10 +357,10 @@ class AccumulationRule(Checker):
             if known and not method.cls.bases and not decorators and not unless:
                 self._emit(c, "CYC305")
             elif "CYC305" in self.enabled and not self._slot_overwrite(c) and (known or (
-                    c.value.deps & graph_params and not dunder(method.name))):  # a caller elsewhere may pass a graph
+                    c.value.deps & graph and not dunder(method.name))):  # a caller elsewhere may pass a graph
                 # judged with the project: a base class in another file may run the method with grad off
                 self.hand_on(c.stmt, PendingState(
-                    method.cls.name, method.name, params, sorted(c.value.deps & graph_params),
+                    method.cls.name, method.name, params, sorted(c.value.deps & graph),
                     message("CYC305", c), known, decorators, unless))
         self.state = []
         if "CYC305" in self.enabled:
@@ -394,14 +395,3 @@ class AccumulationRule(Checker):
         self.reported.add(id(c.stmt))
         self.report(c.stmt, code, message(code, c), c.fix if code in FIXABLE else None)
 
-
-def _forward_inputs(fn: Function) -> set[str]:
-    """The parameters of ``forward`` of a module class: they carry autograd history."""
-    cls = fn.cls
-    module_forward = fn.name == "forward" and cls is not None and cls.is_module
-    return _graph_params(fn) if module_forward else set()
-
-
-def _graph_params(fn: Function) -> set[str]:
-    """The parameters after the instance that may hold a graph: not those annotated ``int``, ``List[int]``..."""
-    return {p for p in fn.params[1:] if not plain_annotation(annotation_of(p, fn))}
