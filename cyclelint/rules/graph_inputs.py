@@ -14,10 +14,8 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis import exprs as ex
-from ..analysis.cst_reading import CST
 from ..analysis.holds import annotation_names, annotation_of, plain_annotation
 from ..analysis.scopes import Function
-from ..judgements import grows
 from ..vocabulary import SAFE_ATTRS, SAFE_CALLS, SAFE_METHODS, TENSOR_TYPES
 from .candidates import Candidate
 from .store_shapes import item_targets
@@ -49,17 +47,39 @@ def caller_tensors(c: Candidate, method: Function, params: set[str]) -> tuple[se
 
 
 def folds_across_calls(c: Candidate, method: Function) -> bool:
-    """The store folds its value into state that outlives the call and that the method does not hand back."""
-    slots = item_targets(c.stmt)
-    if slots and not isinstance(c.stmt, cst.AugAssign) and not any(
-            grows(CST, c.expr, ex.dotted(target) or "") for target in slots):
+    """The store folds its value into state that outlives the call, and what the method returns is not computed
+    from that state (nor is it the instance, whose state the caller then holds)."""
+    if item_targets(c.stmt) and not isinstance(c.stmt, cst.AugAssign):
         return False  # self.outputs[frame] = v: an entry the caller chooses, replaced or looked up by that key
-    local = ex.loaded_names(c.expr) - set(method.params)
-    for ret in ex.iter_returns(method.node) if method.node else ():
-        returned = _paths(ret.value) if ret.value is not None else set()
-        if any(p == c.acc or p.startswith(c.acc + ".") for p in returned) or returned & local:
-            return False
-    return True
+    if method.node is None:
+        return True
+    # the grown state, what the store put there, and the locals computed from either (a scheduler's
+    # ``ets = self.ets[-1]`` then ``prev = self._step(sample, ets)``, returned)
+    derived = {c.acc} | (ex.loaded_names(c.expr) - set(method.params))
+    assignments = list(_assignments(method.node))
+    for _ in range(2):  # a local computed from one computed later in the body (loops): one more pass
+        for targets, value in assignments:
+            if _reads(_paths(value), derived):
+                derived |= targets
+    returned = set().union(*(_paths(r.value) for r in ex.iter_returns(method.node) if r.value is not None))
+    return not (_reads(returned, derived) or method.instance in returned)
+
+
+def _reads(paths: set[str], derived: set[str]) -> bool:
+    return any(p in derived or any(p.startswith(d + ".") for d in derived) for p in paths)
+
+
+def _assignments(node: cst.FunctionDef):
+    """(names bound, value) of the plain assignments of ``node``'s own body, in order."""
+    stack: list[cst.CSTNode] = [node.body]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, (cst.Assign, cst.AnnAssign, cst.AugAssign)) and cur.value is not None:
+            targets = [t.target for t in cur.targets] if isinstance(cur, cst.Assign) else [cur.target]
+            yield {n for t in targets for n in ex.loaded_names(t) if isinstance(t, (cst.Name, cst.Tuple, cst.List))}, \
+                cur.value
+        elif not isinstance(cur, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.BaseExpression)):
+            stack.extend(reversed(list(ex.child_nodes(cur))))
 
 
 def _paths(expr: cst.BaseExpression) -> set[str]:
