@@ -132,9 +132,28 @@ class Returns:
         """Whether ``deps`` hold a question only the rest of the file may answer."""
         return any(d.startswith((RETURNS_OF, HANDS_BACK)) for d in deps)
 
-    def asked_elsewhere(self, deps: frozenset[str]) -> list[str]:
-        """The dependencies that ask about a module-level function this file does not define (an import)."""
-        return sorted(d for d in deps if any(("", name) not in self.whole for name in NAMED.findall(d)))
+    def asks_elsewhere(self, deps: frozenset[str]) -> bool:
+        """Some dependency asks about a module-level function this file does not define (an import), itself or
+        through what this file's functions return (``stats = self.train_step(x)``, whose stats come from
+        ``flatten_dict(...)`` imported)."""
+        stack, seen = list(deps), set()
+        while stack:
+            dep = stack.pop()
+            if dep in seen:
+                continue
+            seen.add(dep)
+            if any(("", name) not in self.whole for name in NAMED.findall(dep)):
+                return True
+            if dep.startswith(HANDS_BACK):
+                target, _, inner = _hand_back(dep)
+                stack.append(inner)
+            elif dep.startswith(RETURNS_OF):
+                target = dep[len(RETURNS_OF):]
+            else:
+                continue
+            own = self._part(*_key(target))
+            stack.extend(own.deps if own is not None else ())
+        return False
 
     def source(self, deps: frozenset[str]) -> str | None:
         """Why a value turned out attached once the file is read: the function whose return gave it a graph."""

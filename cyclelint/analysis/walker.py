@@ -14,6 +14,7 @@ from .bindings import keeps_old, module_functions
 from .class_facts import deleted_slot, item_slot, key_text, note_attr_store, note_release
 from .cst_reading import CST
 from .definitions import class_of, function_of
+from .fills import Fills, filled, fills_of, joined
 from .loops import LoopKinds, len_capped
 from .scopes import Binding, FileFacts, Function, Loop, Store
 from .tensors import SAFE, Evaluator, Value, grad_context, join_branches
@@ -30,6 +31,7 @@ class Walker:
         self.fn = Function(node=None, name="<module>", parent=None, cls=None, instance=None, params=[])
         self.fn.is_module = True
         self.loop_kinds = LoopKinds(self.evaluator)
+        self.fills: dict[tuple[int, str], Fills] = {}  # (id of the defining scope, name): what it puts in its arguments
 
     # -- entry -------------------------------------------------------------
     def run(self, module: cst.Module) -> None:
@@ -190,8 +192,17 @@ class Walker:
             slot = attr.evaluated_value if isinstance(attr, cst.SimpleString) else None
             target = f"{owner}.{slot}" if owner and isinstance(slot, str) else None
             self.emit_store(Store(stmt, owner, target, value, "attr", call))
+        if isinstance(call.func, cst.Name):  # rec(nested, "", flat): flat now holds what rec stores into it
+            self.fill_arguments(call, call.func.value)
         for rule in self.rules:
             rule.on_call(call, stmt, fn)
+
+    def fill_arguments(self, call: cst.Call, name: str) -> None:
+        scope: Function | None = self.fn
+        while scope is not None and (id(scope), name) not in self.fills:
+            scope = scope.parent
+        for owner, sources, attached in filled(call, self.fills[(id(scope), name)]) if scope is not None else ():
+            self.put_into_local(owner, joined([self.value(s) for s in sources], attached))
 
     # -- bindings and stores ----------------------------------------------
     def assign(self, target: cst.BaseExpression, value: cst.BaseExpression, stmt: cst.CSTNode) -> None:
@@ -274,12 +285,12 @@ class Walker:
             self.put_into_local(owner, value)
             self.emit_store(Store(stmt, owner, (owner + "[]") if owner else None, value, "item", augmented=augmented))
 
-    def put_into_local(self, owner: str | None, value: cst.BaseExpression) -> None:
+    def put_into_local(self, owner: str | None, value: cst.BaseExpression | Value) -> None:
         """``stats[k] = v`` or ``outs.append(v)`` on a local container: it now holds ``v`` too. Not an instance of a
         class the code names (``meter = Mean()``): ``meter.update(loss)`` is a call of its method."""
         held = self.fn.env.get(owner) if owner else None
         if held is not None and not held.module and held.cls is None:
-            self.fn.env[owner] = held | self.value(value)
+            self.fn.env[owner] = held | (value if isinstance(value, Value) else self.value(value))
 
     def emit_store(self, store: Store) -> None:
         fn = self.fn
@@ -369,6 +380,8 @@ class Walker:
         self.fn = fn
         self.suite(node.body)
         self.fn = parent
+        if (fills := fills_of(fn)) is not None:
+            self.fills[(id(parent), name)] = fills
         for rule in self.rules:
             rule.leave_function(fn)
         parent.loads |= fn.loads - set(params) - fn.stored

@@ -310,13 +310,13 @@ class AccumulationRule(Checker):
         returns = self.walker.evaluator.returns
         for c in self.later:
             source = returns.source(c.value.deps)
-            asked = [] if source else returns.asked_elsewhere(c.value.deps)
+            asked = not source and returns.asks_elsewhere(c.value.deps)
             if source:
                 c.why = source
                 self.loop_found.append((c, c.code))
             elif asked and not self._only_called_without_grad(c.fn) and not self._slot_overwrite(c):
                 # loss = compute_loss(model, batch), imported: judged with the summaries of the file defining it
-                self.hand_on(c.stmt, PendingGraph(c.code, message(c.code, c), asked))
+                self.hand_on(c.stmt, PendingGraph(c.code, message(c.code, c), sorted(c.value.deps)))
         self.later = []
         for c, code in self.loop_found:
             if code == "CYC304" or not self._only_called_without_grad(c.fn):
