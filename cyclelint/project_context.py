@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
-from .analysis.returns import NAMED
 from .engine import run_jobs
 from .file_rules import FileRules
 from .files import discover
@@ -47,8 +46,9 @@ def _imports_its_project(result: FileResult, root: str) -> bool:
     """A value kept from an imported function (or, pre-filtered, a call of one in a loop) that the project may
     define: a relative import, or an absolute one whose top package or module lies beside the file, at the root
     or under its ``src/`` (``from torch.nn.functional import softmax`` asks nothing)."""
-    names = set(result.imports_asked) | {name for graph in result.graphs for dep in graph.deps
-                                         for name in NAMED.findall(dep)}
+    # a kept value may ask through the file's own functions (``self.train_step(x)`` returning ``flatten(stats)``):
+    # the imports its summaries name, which are those the record keeps
+    names = set(result.imports_asked) | (set(result.imports) if result.graphs else set())
     for level, module, _ in filter(None, map(result.imports.get, names)):
         top = module.split(".")[0]
         if level or any(os.path.exists(os.path.join(folder, top)) or os.path.exists(os.path.join(folder, top + ".py"))

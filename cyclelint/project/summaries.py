@@ -114,7 +114,9 @@ def summaries_to_analyse(results: Sequence[FileResult]) -> list[int]:
     """Indexes of the pre-filtered files that define a function a kept value asks about, directly or through the
     summaries of other files it reaches: analysed in full, they say what it returns. Asked again once they are
     (their own functions may call further files)."""
-    asks = [(res, dep) for res in results for graph in res.graphs for dep in graph.deps]
+    # a kept value asks through its own file's functions too (``self.train_step(x)`` returning ``flatten(stats)``)
+    asks = [(res, dep) for res in results if res.graphs
+            for dep in (*(d for graph in res.graphs for d in graph.deps), *_summary_deps(res))]
     if not asks:
         return []
     linker = Linker(results)
@@ -131,7 +133,11 @@ def summaries_to_analyse(results: Sequence[FileResult]) -> list[int]:
             if target.summaries is None:
                 wanted.add(absolute(target.path))
             elif "." + there in target.summaries:
-                summary = target.summaries["." + there]
-                parts = summary.parts or ()
-                asks += [(target, d) for part in (summary.whole, *parts) for d in part.deps]
+                asks += [(target, d) for d in _summary_deps(target, "." + there)]
     return [i for i, res in enumerate(results) if absolute(res.path) in wanted]
+
+
+def _summary_deps(res: FileResult, key: str | None = None) -> list[str]:
+    """The dependencies of what ``key`` (every function, when None) of ``res`` returns."""
+    summaries = [res.summaries[key]] if key is not None else list((res.summaries or {}).values())
+    return [d for summary in summaries for part in (summary.whole, *(summary.parts or ())) for d in part.deps]
