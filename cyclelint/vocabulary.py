@@ -70,6 +70,10 @@ CLASS_NAMES = frozenset({"cls", "klass", "mcs", "metacls", "mcls"})
 CACHES = frozenset({"lru_cache", "cache"})
 # Annotations that say a value is of size: a tensor or a module.
 TENSOR_TYPES = frozenset({"Tensor", "Parameter", "FloatTensor", "LongTensor", "DTensor"})
+GRAD_TENSOR_TYPES = TENSOR_TYPES - {"LongTensor"}  # an integer tensor cannot require grad
+INTEGER_DTYPES = frozenset({"int64", "long", "int32", "int", "int16", "short", "int8", "uint8", "bool"})
+# the bases a class may have that run none of its methods for their callers (no wrapper turns grad off)
+PLAIN_BASES = frozenset({"object", "ABC", "Generic", "Protocol", "Module", "nn.Module", "torch.nn.Module"})
 MODULE_TYPES = frozenset({"Module", "ModuleList", "ModuleDict", "Sequential"})
 # typing constructs an annotation may name instead of a class of the code
 TYPING_NAMES = frozenset({"Any", "Callable", "Optional", "Union", "Type", "Dict", "List", "Tuple", "Set", "Sequence",

@@ -4,6 +4,7 @@ rules/graph_inputs.py; torchmetrics 0.7.2's ``MeanMetric.update``). The look-ali
 back what it grows, a table keyed by the caller, a detached or plain-typed value, a private method."""
 import pytest
 
+from cyclelint.api import lint_paths
 from cyclelint.engine import lint_source
 from cyclelint.findings import DEFAULT_CODES
 from cyclelint.project.resolve import resolve_project
@@ -96,3 +97,43 @@ QUIET = {
 @pytest.mark.parametrize("method", QUIET.values(), ids=QUIET.keys())
 def test_look_alikes_stay_quiet(method, prefilter):
     assert found(method, prefilter) == []
+
+
+def test_an_integer_tensor_holds_no_graph():
+    """``ids: torch.LongTensor`` cannot require grad; nor can state built as an integer tensor (torch's paged
+    attention allocator: ``self.capacity = torch.zeros(n, dtype=torch.int64)``, grown by a ``seq_len: Tensor``)."""
+    source = SOURCE.format(body="""\
+    def reserve(self, idx: Tensor, seq_len: Tensor, ids: torch.LongTensor):
+        self.capacity[idx] += seq_len
+        self.items.append(ids)
+        self.total += seq_len
+
+    def reset(self, n: int):
+        self.capacity = torch.zeros(n, dtype=torch.int64)""")
+    result = lint_source(source, "kept.py", DEFAULT_CODES)
+    resolve_project([result])
+    assert [(f.line, f.code) for f in result.findings] == [(LINE + 2, "CYC305")]  # self.total only
+
+
+BASES = {"": True, "(torch.nn.Module)": True, "(ABC)": True, "(Metric)": False}
+
+
+@pytest.mark.parametrize(("bases", "reported"), BASES.items(), ids=["no base", "a module", "ABC", "external"])
+def test_a_base_class_the_tree_does_not_hold_may_run_the_method_with_grad_off(tmp_path, bases, reported):
+    """torchmetrics' ``Metric``, imported from outside the tree, runs every ``update`` with grad off (0.7.3 on):
+    a subclass's signature alone is no evidence there (composer's vendored ``MAP``)."""
+    (tmp_path / "meters.py").write_text(
+        "from abc import ABC\n\nimport torch\nfrom torch import Tensor\nfrom torchmetrics import Metric\n\n\n"
+        f"class Mean{bases}:\n    def update(self, value: Tensor) -> None:\n        self.total += value\n")
+    findings, errors = lint_paths([str(tmp_path)], jobs=1)
+    assert errors == []
+    assert [(f.line, f.code) for f in findings] == ([(10, "CYC305")] if reported else [])
+
+
+def test_a_base_class_of_the_tree_that_does_not_wrap_leaves_the_method_judged(tmp_path):
+    (tmp_path / "base.py").write_text("class Metric:\n    def update(self, *args):\n        raise NotImplementedError\n")
+    (tmp_path / "meters.py").write_text(
+        "from torch import Tensor\n\nfrom base import Metric\n\n\n"
+        "class Mean(Metric):\n    def update(self, value: Tensor) -> None:\n        self.total += value\n")
+    findings, errors = lint_paths([str(tmp_path)], jobs=1)
+    assert (errors, [(f.line, f.code) for f in findings]) == ([], [(8, "CYC305")])

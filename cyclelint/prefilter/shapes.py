@@ -7,7 +7,7 @@ from ..ast_reading import AST, held_paths
 from ..astutil import class_defs, class_functions, dotted, last, reaches, statements, strip_items, walk
 from ..judgements import capture_walk, is_weak, slot_wrapper
 from ..reading import ATTRIBUTE, LAMBDA, NAME
-from ..vocabulary import MODULE_TYPES, PARTIALS, STORE_METHODS, TENSOR_TYPES, method_kind, name_holds
+from ..vocabulary import GRAD_TENSOR_TYPES, MODULE_TYPES, PARTIALS, STORE_METHODS, TENSOR_TYPES, method_kind, name_holds
 
 
 def mentions(value: ast.AST, path: str) -> bool:
@@ -95,7 +95,7 @@ def tensor_typed(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     of rules/graph_inputs.caller_tensors)."""
     args = node.args
     return not node.name.startswith("_") and any(
-        p.annotation is not None and annotation_words(p.annotation) & TENSOR_TYPES
+        p.annotation is not None and annotation_words(p.annotation) & GRAD_TENSOR_TYPES
         for p in args.posonlyargs + args.args + args.kwonlyargs)
 
 

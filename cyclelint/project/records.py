@@ -88,6 +88,9 @@ class PendingState(Placed):
     decorators: list[str] = field(default_factory=list)  # of the method, defined elsewhere: one may turn grad off
     # attached only through calls of these "Class.method": quiet if the project defines each under no_grad
     unless_no_grad: list[str] = field(default_factory=list)
+    # attached only because the method's signature takes a tensor: quiet when a base class the tree does not hold
+    # may run the method for its callers (torchmetrics' ``Metric`` runs ``update`` with grad off)
+    by_signature: bool = False
 
 
 @dataclass

@@ -5,7 +5,7 @@ from collections.abc import Iterable, Sequence
 
 from ..findings import Finding
 from ..noqa import suppressed
-from ..vocabulary import registers
+from ..vocabulary import PLAIN_BASES, registers
 from .records import ClassSummary, FileResult, PendingCtor, StateGrowth, slot_params
 from .summaries import resolve_graphs
 
@@ -105,6 +105,8 @@ def _resolve_states(results: list[FileResult]) -> None:
                 continue  # the method always runs under the class's own no_grad wrapper
             if grad_off_decorators.intersection(st.decorators):
                 continue  # decorated with a function of the project that runs it under no_grad/inference_mode
+            if st.by_signature and _unread_bases(chain, files, homes):
+                continue
             # forward() of a module (its base being a module class of another file) receives graphs
             forward = st.method == "forward" and any(files[home].classes[name].is_module for home, name in chain)
             fed_here = set(st.deps) & slot_params(fed.get((res.path, st.cls, st.method), ()), st.params)
@@ -178,6 +180,14 @@ def _resolve_caches(results: list[FileResult]) -> None:
                 message = message.replace("{why}", f"an nn.Module through {base}")
             res.findings.append(Finding(res.path, c.line, c.column, c.end_line, c.end_column, "CYC402", message))
         res.caches = []
+
+
+def _unread_bases(chain: set[tuple[str, str]], files: dict[str, FileResult], homes: dict[str, list[str]]) -> bool:
+    """Some class of ``chain`` derives from a class the tree does not hold, which may wrap its methods (not
+    ``object``, ``ABC`` or ``nn.Module``, which run none of them for their callers)."""
+    return any(base not in PLAIN_BASES and (last := base.rsplit(".", 1)[-1]) not in PLAIN_BASES
+               and last not in files[home].classes and last not in homes
+               for home, name in chain for base in files[home].classes[name].bases)
 
 
 def _with_bases(name: str, seen_from: str, files: dict[str, FileResult],

@@ -345,7 +345,8 @@ class AccumulationRule(Checker):
             attached |= slot_params(self.evidence.get((method.cls.name, method.name), ()), params) & graph
             source = self.walker.evaluator.returns.source(c.value.deps)
             typed, why = caller_tensors(c, method, c.value.deps & graph - attached)
-            if source or why and not (c.value.attached or c.value.deps & attached):
+            by_signature = bool(typed) and not (source or c.value.attached or c.value.deps & attached)
+            if source or by_signature:
                 c.why = source or why
             attached |= typed
             known = bool(c.value.attached or c.value.deps & attached or source)
@@ -361,7 +362,7 @@ class AccumulationRule(Checker):
                 # judged with the project: a base class in another file may run the method with grad off
                 self.hand_on(c.stmt, PendingState(
                     method.cls.name, method.name, params, sorted(c.value.deps & graph),
-                    message("CYC305", c), known, decorators, unless))
+                    message("CYC305", c), known, decorators, unless, by_signature))
         self.state = []
         if "CYC305" in self.enabled:
             self.walker.facts.evidence += [(cls, method, slot) for (cls, method), slots in self.evidence.items()
