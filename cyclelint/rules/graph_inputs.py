@@ -8,7 +8,9 @@ every caller's graph (torchmetrics 0.7.2).
 Only folds count for an annotation: ``self.total += v``, ``self.x = torch.cat([self.x, v])``,
 ``self.vals.append(v)``. A store into a slot the caller picks (``self.outputs[frame] = v``) is a table the caller
 manages, and a method that returns what it grows (a KV cache's ``update`` returning the keys so far) is one step of
-the caller's forward computation: the caller holds the result anyway, and drops the object with it."""
+the caller's forward computation: the caller holds the result anyway, and drops the object with it. An integer
+tensor holds no graph, and a base class the tree does not hold may run the method with grad off (the project
+judges that: ``PendingState.by_signature``)."""
 from __future__ import annotations
 
 import libcst as cst
@@ -72,12 +74,11 @@ def _integer_state(cls: cst.ClassDef, acc: str, instance: str | None) -> bool:
     (``torch.zeros(n, dtype=torch.int64)``), and none builds it otherwise from a torch function."""
     if instance is None or not acc.startswith(instance + "."):
         return False
-    attr = acc[len(instance) + 1:]
     kinds = set()
     for node in _class_assignments(cls):
         for target in node.targets:
-            path = ex.dotted(target.target) or ""
-            if path.partition(".")[2] == attr and isinstance(node.value, cst.Call) and torch_rooted(ex.callee(node.value)):
+            if ex.dotted(target.target) == acc and isinstance(node.value, cst.Call) and torch_rooted(
+                    ex.callee(node.value)):
                 dtype = ex.keyword_arg(node.value, "dtype")
                 kinds.add(ex.last_part(ex.dotted(dtype) or "") in INTEGER_DTYPES if dtype is not None else False)
     return kinds == {True}
