@@ -230,6 +230,8 @@ SAFE_METHODS = frozenset(
 # (``_, predicted = out.max(1)``, ``out.topk(3).indices``).
 INDEXED_REDUCTIONS = frozenset({"max", "min", "sort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax",
                                 "cummin"})
+# pytree functions that return (leaves, spec): the spec describes the structure and holds no tensor
+TREE_FLATTENS = frozenset({"tree_flatten", "tree_flatten_with_path"})
 SAFE_ATTRS = frozenset(
     {"shape", "dtype", "device", "ndim", "requires_grad", "is_cuda", "is_leaf", "grad_fn", "layout", "names"}
 )

@@ -137,3 +137,10 @@ def test_a_base_class_of_the_tree_that_does_not_wrap_leaves_the_method_judged(tm
         "class Mean(Metric):\n    def update(self, value: Tensor) -> None:\n        self.total += value\n")
     findings, errors = lint_paths([str(tmp_path)], jobs=1)
     assert (errors, [(f.line, f.code) for f in findings]) == ([], [(8, "CYC305")])
+
+
+@pytest.mark.parametrize(("kept", "reported"), [("leaves", True), ("spec", False)])
+def test_a_pytree_spec_holds_no_tensor(kept, reported):
+    """torch's ONNX input observer keeps each output's structure (``tree_flatten``'s spec): no tensor in it."""
+    assert found(f"def add(self, res: Tensor):\n    leaves, spec = torch.utils._pytree.tree_flatten(res)\n"
+                 f"    self.items.append({kept})") == ([(LINE + 1, "CYC305")] if reported else [])

@@ -24,6 +24,7 @@ from ..vocabulary import (
     SAFE_ROOTS,
     TORCH_NOT_TENSORS,
     TORCH_UNATTACHED,
+    TREE_FLATTENS,
     loss_like,
     model_like,
     torch_op,
@@ -324,6 +325,8 @@ class Evaluator:
         if count == 2 and indexed_reduction(call):  # ``_, predicted = out.max(1)``
             whole = self.value(call, fn)
             return whole, Value(tensor=whole.tensor or whole.attached)
+        if count == 2 and last_part(callee(call) or "") in TREE_FLATTENS:  # ``leaves, spec = tree_flatten(out)``
+            return self.value(call, fn), SAFE
         key = self._called_object(call.func, fn) or self._own_callee(call.func, fn)
         if key is None or not self._defines(key, fn):  # ``logits, values = self.model(x)``: a module's call
             return None
