@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from ..vocabulary import INTEGER_DTYPES, torch_rooted
 from . import exprs as ex
 from .held import held_names
 from .holds import annotation_of, code_class
@@ -34,6 +35,10 @@ def note_attr_store(store: Store, fn: Function, value_of: Callable[[cst.BaseExpr
         code_class(store.stmt.annotation.annotation) if isinstance(store.stmt, cst.AnnAssign) else None)
     if kind:
         cls.attr_types[attr] = kind
+    if isinstance(store.value, cst.Call) and torch_rooted(ex.callee(store.value)):
+        dtype = ex.keyword_arg(store.value, "dtype")
+        integer = dtype is not None and ex.last_part(ex.dotted(dtype) or "") in INTEGER_DTYPES
+        cls.tensor_dtypes.setdefault(attr, set()).add(integer)
     if method.name == "__init__" and fn is method:
         cls.kept_params.update(held_names(store.value) & set(fn.params[1:]))
     if ex.is_none(store.value):

@@ -45,6 +45,8 @@ class ClassInfo:
     data_attrs: set[str] = field(default_factory=set)  # self.X assigned somewhere
     module_attrs: set[str] = field(default_factory=set)  # self.X = nn.Linear(...) and the like
     attr_types: dict[str, str] = field(default_factory=dict)  # self.X = SomeClass(...)
+    # self.X = torch.zeros(n, dtype=...): whether each such store builds an integer (or bool) tensor
+    tensor_dtypes: dict[str, set[bool]] = field(default_factory=dict)
     class_attrs: dict[str, cst.BaseExpression] = field(default_factory=dict)
     init_params: list[str] = field(default_factory=list)
     kept_params: set[str] = field(default_factory=set)  # __init__ params stored on self

@@ -18,7 +18,7 @@ import libcst as cst
 from ..analysis import exprs as ex
 from ..analysis.holds import annotation_names, annotation_of, plain_annotation
 from ..analysis.scopes import Function
-from ..vocabulary import GRAD_TENSOR_TYPES, INTEGER_DTYPES, SAFE_ATTRS, SAFE_CALLS, SAFE_METHODS, torch_rooted
+from ..vocabulary import GRAD_TENSOR_TYPES, SAFE_ATTRS, SAFE_CALLS, SAFE_METHODS
 from .candidates import Candidate
 from .store_shapes import item_targets
 
@@ -55,7 +55,7 @@ def folds_across_calls(c: Candidate, method: Function) -> bool:
         return False  # self.outputs[frame] = v: an entry the caller chooses, replaced or looked up by that key
     if method.node is None or method.cls is None:
         return True
-    if _integer_state(method.cls.node, c.acc, method.instance):
+    if method.cls.tensor_dtypes.get(c.acc.removeprefix(f"{method.instance}.")) == {True}:
         return False  # self.counts built as torch.zeros(n, dtype=torch.int64): an integer tensor holds no graph
     # the grown state, what the store put there, and the locals computed from either (a scheduler's
     # ``ets = self.ets[-1]`` then ``prev = self._step(sample, ets)``, returned)
@@ -67,31 +67,6 @@ def folds_across_calls(c: Candidate, method: Function) -> bool:
                 derived |= targets
     returned = set().union(*(_paths(r.value) for r in ex.iter_returns(method.node) if r.value is not None))
     return not (_reads(returned, derived) or method.instance in returned)
-
-
-def _integer_state(cls: cst.ClassDef, acc: str, instance: str | None) -> bool:
-    """Some method of the class builds ``acc`` (``self.X``) as an integer or boolean tensor
-    (``torch.zeros(n, dtype=torch.int64)``), and none builds it otherwise from a torch function."""
-    if instance is None or not acc.startswith(instance + "."):
-        return False
-    kinds = set()
-    for node in _class_assignments(cls):
-        for target in node.targets:
-            if ex.dotted(target.target) == acc and isinstance(node.value, cst.Call) and torch_rooted(
-                    ex.callee(node.value)):
-                dtype = ex.keyword_arg(node.value, "dtype")
-                kinds.add(ex.last_part(ex.dotted(dtype) or "") in INTEGER_DTYPES if dtype is not None else False)
-    return kinds == {True}
-
-
-def _class_assignments(cls: cst.ClassDef):
-    stack: list[cst.CSTNode] = [cls.body]
-    while stack:
-        cur = stack.pop()
-        if isinstance(cur, cst.Assign):
-            yield cur
-        elif not isinstance(cur, (cst.ClassDef, cst.Lambda, cst.BaseExpression)):
-            stack.extend(ex.child_nodes(cur))
 
 
 def _reads(paths: set[str], derived: set[str]) -> bool:
