@@ -78,6 +78,7 @@ class Function:
     pieces: set[str] = field(default_factory=set)  # locals bound to the pieces of one tensor (x.split(4))
     extents: set[str] = field(default_factory=set)  # locals read from one tensor's shape (h = z.shape[2])
     self_loads: set[str] = field(default_factory=set)  # X of self.X read here
+    unset: frozenset[str] = frozenset()  # names and attributes the enclosing branches tested to be None (unset.py)
     calls_remove: bool = False
     is_method: bool = False
     is_class_body: bool = False

@@ -18,6 +18,7 @@ from .fills import Fills, filled, fills_of, joined
 from .loops import LoopKinds, len_capped
 from .scopes import Binding, FileFacts, Function, Loop, Store
 from .tensors import SAFE, Evaluator, Value, grad_context, join_branches
+from .unset import known_none, none_tests
 
 if TYPE_CHECKING:
     from ..rules.base import Checker
@@ -80,13 +81,13 @@ class Walker:
             self.while_loop(stmt)
         elif isinstance(stmt, cst.If):
             self.header(stmt.test, stmt)
-            self.suite(stmt.body)
+            when_none, unless_none = none_tests(stmt.test)
+            with known_none(self.fn, when_none):
+                self.suite(stmt.body)
             if stmt.orelse is not None:
                 either = dict(self.fn.env)
-                if isinstance(stmt.orelse, cst.If):
-                    self.statement(stmt.orelse)
-                else:
-                    self.suite(stmt.orelse.body)
+                with known_none(self.fn, unless_none):
+                    self.statement(stmt.orelse) if isinstance(stmt.orelse, cst.If) else self.suite(stmt.orelse.body)
                 join_branches(self.fn.env, either)
         elif isinstance(stmt, cst.With):
             self.with_stmt(stmt)
@@ -135,9 +136,6 @@ class Walker:
                 for rule in self.rules:
                     rule.on_raise(node, fn)
 
-    def header(self, expr: cst.CSTNode, stmt: cst.CSTNode) -> None:
-        self.scan(expr, stmt)
-
     # -- expressions: one scan per statement for names, calls and self.X reads --
     def scan(self, node: cst.CSTNode, stmt: cst.CSTNode) -> None:
         fn = self.fn
@@ -160,6 +158,8 @@ class Walker:
             stack.extend(ex.child_nodes(cur))
         for call in reversed(calls):
             self.call(call, stmt)
+
+    header = scan  # a compound statement's test, iterable, items or decorators
 
     def call(self, call: cst.Call, stmt: cst.CSTNode) -> None:
         fn = self.fn
@@ -260,10 +260,11 @@ class Walker:
             for rule in self.rules:
                 rule.on_bind(name, value, stmt, fn)
         fn.env[name] = val
-        fn.bindings[name] = Binding(fn.counter, tuple(fn.loops), stmt)
+        if name not in fn.unset or name not in fn.bindings:  # where it was None, the store goes on from that binding
+            fn.bindings[name] = Binding(fn.counter, tuple(fn.loops), stmt)
         self.loop_kinds.bound(fn, name, value)
         fn.stored.add(name)
-        if value is None or not keeps_old(value, name):  # ``acc = acc + x`` is no reset
+        if (value is None or not keeps_old(value, name)) and name not in fn.unset:  # ``acc = acc + x``: no reset
             for loop in fn.loops:
                 loop.resets.add(name)
         if value is not None:
@@ -295,7 +296,8 @@ class Walker:
     def emit_store(self, store: Store) -> None:
         fn = self.fn
         note_attr_store(store, fn, self.value)
-        if store.kind == "attr" and store.target and not store.augmented and store.target not in ex.dotted_paths(store.value):
+        if store.kind == "attr" and store.target and not store.augmented and store.target not in fn.unset \
+                and store.target not in ex.dotted_paths(store.value):
             for loop in fn.loops:
                 loop.resets.add(store.target)
         for rule in self.rules:
@@ -391,10 +393,8 @@ class Walker:
 
     def class_def(self, node: cst.ClassDef) -> None:
         parent = self.fn
-        for d in node.decorators:
-            self.header(d.decorator, node)
-        for b in node.bases:
-            self.header(b.value, node)
+        for expr in [d.decorator for d in node.decorators] + [b.value for b in node.bases]:
+            self.header(expr, node)
         info = class_of(node, self.facts)
         body = Function(node=None, name=info.name, parent=parent, cls=info, instance=None, params=[])
         body.is_class_body = True

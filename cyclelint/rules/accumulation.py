@@ -131,7 +131,7 @@ class AccumulationRule(Checker):
                 self.attr_lists[key] = self.attr_lists.get(key, True) and builds_list(store.value)
             if grows(CST, store.value, store.target):
                 self._recurrence(store.stmt, store.target, store.value, fn)
-            elif fn.instance and store.target.startswith(fn.instance + "."):
+            elif fn.instance and store.target.startswith(fn.instance + ".") and store.target not in fn.unset:
                 self.resets.setdefault(id(fn), set()).add(store.target)
 
     def _note_own_attr(self, store, fn: Function) -> None:
