@@ -170,7 +170,7 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
             info.init_params, sorted(info.kept_params), info.bases, info.is_module, "__init__" in info.methods,
             *grad_off.get(name, ([], [])), *methods.get(name, ([], {})),
         )
-    result.evidence = facts.evidence
+    result.evidence, result.input_evidence = facts.evidence, facts.input_evidence
     # what its functions return, for callers elsewhere; its methods' too where a value kept here asks another file
     asks = any(isinstance(record, PendingGraph) for _, record in handed)
     result.summaries = walker.evaluator.returns.summaries(methods=asks)

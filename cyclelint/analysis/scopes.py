@@ -117,4 +117,5 @@ class FileFacts:
     module_classes: set[str] = field(default_factory=set)
     globals: dict[str, cst.BaseExpression] = field(default_factory=dict)
     evidence: list = field(default_factory=list)  # (class, method, slot): calls here that pass graph-attached values
+    input_evidence: list = field(default_factory=list)  # ... that pass only the inputs of their forward()
     grad_off_decorators: set[str] = field(default_factory=set)  # functions of this file whose decoratee runs without grad

@@ -91,6 +91,8 @@ class PendingState(Placed):
     # attached only because the method's signature takes a tensor: quiet when a base class the tree does not hold
     # may run the method for its callers (torchmetrics' ``Metric`` runs ``update`` with grad off)
     by_signature: bool = False
+    # folded into state kept across calls (graph_inputs.folds_across_calls): the inputs of a forward() count only then
+    folds: bool = True
 
 
 @dataclass
@@ -138,6 +140,7 @@ class FileResult:
     ctors: list[PendingCtor] = field(default_factory=list)
     states: list[PendingState] = field(default_factory=list)
     evidence: list[tuple[str, str, int | str]] = field(default_factory=list)  # (class, method, slot) fed a graph
+    input_evidence: list[tuple[str, str, int | str]] = field(default_factory=list)  # ... fed a forward()'s inputs
     may_feed: list[tuple[str, str]] = field(default_factory=list)  # pre-filtered: (class, method) it may feed a graph
     deferred: list[str] = field(default_factory=list)  # pre-filtered: methods whose CYC305 candidates need a caller
     imports_asked: list[str] = field(default_factory=list)  # pre-filtered: imported calls its loops keep, unjudged

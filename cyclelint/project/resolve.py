@@ -69,7 +69,7 @@ def deferred_to_analyse(results: Sequence[FileResult]) -> list[int]:
     if not any(res.deferred for res in results):
         return []
     named = {method for res in results for _, method in res.may_feed}
-    named |= {method for res in results for _, method, _ in res.evidence}
+    named |= {method for res in results for _, method, _ in (*res.evidence, *res.input_evidence)}
     named |= {call.method for res in results for call in res.dispatches}
     return [i for i, res in enumerate(results) if named.intersection(res.deferred)]
 
@@ -94,10 +94,12 @@ def _resolve_states(results: list[FileResult]) -> None:
     files, homes = _class_index(results)
     grad_off_decorators = {name for res in results for name in res.grad_off_decorators}
     fed: dict[tuple[str, str, str], set] = {}  # (file, class, method) -> slots some caller feeds a graph
+    fed_inputs: dict[tuple[str, str, str], set] = {}  # ... or only the inputs of its forward()
     for res in results:
-        for cls, method, slot in res.evidence:
-            for home, name in _with_bases(cls, res.path, files, homes):
-                fed.setdefault((home, name, method), set()).add(slot)
+        for kept, evidence in ((fed, res.evidence), (fed_inputs, res.input_evidence)):
+            for cls, method, slot in evidence:
+                for home, name in _with_bases(cls, res.path, files, homes):
+                    kept.setdefault((home, name, method), set()).add(slot)
     for res in results:
         for st in res.states:
             chain = _with_bases(st.cls, res.path, files, homes)
@@ -109,7 +111,9 @@ def _resolve_states(results: list[FileResult]) -> None:
                 continue
             # forward() of a module (its base being a module class of another file) receives graphs
             forward = st.method == "forward" and any(files[home].classes[name].is_module for home, name in chain)
-            fed_here = set(st.deps) & slot_params(fed.get((res.path, st.cls, st.method), ()), st.params)
+            key = (res.path, st.cls, st.method)
+            slots = fed.get(key, set()) | (fed_inputs.get(key, set()) if st.folds else set())
+            fed_here = set(st.deps) & slot_params(slots, st.params)
             attached = st.attached and not (st.unless_no_grad and all(
                 _defined_without_grad(source, res.path, files, homes) for source in st.unless_no_grad))
             if attached or forward or fed_here:

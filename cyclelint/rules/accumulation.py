@@ -15,7 +15,7 @@ from ..analysis.cst_reading import CST
 from ..analysis.scopes import Function
 from ..analysis.tensors import Value
 from ..judgements import concat_of, grows
-from ..project.records import PendingDispatch, PendingGraph, PendingState, slot_params
+from ..project.records import PendingDispatch, PendingGraph, PendingState
 from ..vocabulary import (
     APPENDS,
     CONCAT_FUNCS,
@@ -29,7 +29,7 @@ from .accumulation_text import DISPATCH_MESSAGE, message, worded
 from .base import Checker, Rewrite
 from .candidates import Candidate
 from .fix_safety import Proofs
-from .graph_inputs import caller_tensors, forward_inputs, graph_params
+from .graph_inputs import caller_tensors, fed_params, forward_inputs, graph_params
 from .module_hooks import MESSAGE as MODULE_HOOK_MESSAGE
 from .module_hooks import ModuleHooks
 from .pack_hooks import MESSAGE as PACK_MESSAGE
@@ -64,6 +64,7 @@ class AccumulationRule(Checker):
         # (class, method) -> slots (index after self, or keyword) that receive graph-attached values,
         # from calls on objects of a known class and from methods registered as hooks
         self.evidence: dict[tuple[str, str], set] = {}
+        self.input_evidence: dict[tuple[str, str], set] = {}  # ... given only the inputs of the caller's forward()
         self.pending_calls: dict[int, list[tuple[str, str, object, Value]]] = {}
         self.reported: set[int] = set()
         self.loop_found: list[tuple[Candidate, str]] = []
@@ -295,7 +296,7 @@ class AccumulationRule(Checker):
         for cls, method, slot, val, grad, own_call in self.pending_calls.pop(id(fn), []):
             attached = val.attached or bool(val.deps & fn.backward_names)
             if attached or grad and val.deps & inputs:
-                self.evidence.setdefault((cls, method), set()).add(slot)
+                (self.evidence if attached else self.input_evidence).setdefault((cls, method), set()).add(slot)
                 if own_call is not None:  # placed at its statement: CPython's tree places statements cheaply
                     call, stmt = own_call
                     _, record = handed.setdefault(id(call), (stmt, PendingDispatch(cls, method, [], "")))
@@ -341,10 +342,10 @@ class AccumulationRule(Checker):
                 continue  # appended here and popped by another method (forward parks, backward takes)
             params = method.params[1:]
             graph = graph_params(method)  # an ``int`` or ``List[int]`` argument holds no graph
-            attached = forward_inputs(method)
-            attached |= slot_params(self.evidence.get((method.cls.name, method.name), ()), params) & graph
+            key = (method.cls.name, method.name)
+            attached, folds = fed_params(c, method, self.evidence.get(key, ()), self.input_evidence.get(key, ()))
             source = self.walker.evaluator.returns.source(c.value.deps)
-            typed, why = caller_tensors(c, method, c.value.deps & graph - attached)
+            typed, why = caller_tensors(method, c.value.deps & graph - attached, folds)
             by_signature = bool(typed) and not (source or c.value.attached or c.value.deps & attached)
             if source or by_signature:
                 c.why = source or why
@@ -362,11 +363,12 @@ class AccumulationRule(Checker):
                 # judged with the project: a base class in another file may run the method with grad off
                 self.hand_on(c.stmt, PendingState(
                     method.cls.name, method.name, params, sorted(c.value.deps & graph),
-                    message("CYC305", c), known, decorators, unless, by_signature))
+                    message("CYC305", c), known, decorators, unless, by_signature, folds))
         self.state = []
         if "CYC305" in self.enabled:
-            self.walker.facts.evidence += [(cls, method, slot) for (cls, method), slots in self.evidence.items()
-                                           for slot in slots]
+            for kept, found in ((self.walker.facts.evidence, self.evidence),
+                                (self.walker.facts.input_evidence, self.input_evidence)):
+                kept += [(cls, method, slot) for (cls, method), slots in found.items() for slot in slots]
 
     def _only_called_without_grad(self, fn: Function | None) -> bool:
         """Every call of this function in the file runs under no_grad (``_sample`` called by ``generate``),

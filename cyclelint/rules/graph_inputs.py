@@ -18,6 +18,7 @@ import libcst as cst
 from ..analysis import exprs as ex
 from ..analysis.holds import annotation_names, annotation_of, plain_annotation
 from ..analysis.scopes import Function
+from ..project.records import slot_params
 from ..vocabulary import GRAD_TENSOR_TYPES, SAFE_ATTRS, SAFE_CALLS, SAFE_METHODS
 from .candidates import Candidate
 from .store_shapes import item_targets
@@ -35,14 +36,28 @@ def graph_params(fn: Function) -> set[str]:
     return {p for p in fn.params[1:] if not plain_annotation(annotation_of(p, fn))}
 
 
-def caller_tensors(c: Candidate, method: Function, params: set[str]) -> tuple[set[str], str | None]:
+def fed_params(c: Candidate, method: Function, fed, fed_inputs) -> tuple[set[str], bool]:
+    """The parameters of ``method`` that carry a graph into the store ``c``, and whether the store folds across
+    calls. ``fed``: the slots callers give graph-attached values; ``fed_inputs``: those given only the inputs of
+    their own ``forward``. Inputs handed on are what some caller of that forward may pass: like a signature, they
+    count only for a fold (not for ``self.frames[idx] = frame``, a table the caller keys). A module's own
+    ``forward`` runs in the caller's step: its running statistics fold what it returns a function of."""
+    graph, params = graph_params(method), method.params[1:]
+    folds = folds_across_calls(c, method)
+    attached = forward_inputs(method) | slot_params(fed, params) & graph
+    if folds:
+        attached |= slot_params(fed_inputs, params) & graph
+    return attached, folds
+
+
+def caller_tensors(method: Function, params: set[str], folds: bool) -> tuple[set[str], str | None]:
     """Of ``params`` (those the stored value depends on), the ones a public method annotates as tensors when
     the store folds them into state kept across calls, and why the value is then graph-attached."""
-    if method.name.startswith("_"):
+    if method.name.startswith("_") or not folds:
         return set(), None
     typed = {p: annotation_names(annotation_of(p, method), GRAD_TENSOR_TYPES) for p in sorted(params)}
     typed = {p: words for p, words in typed.items() if words}
-    if not typed or not folds_across_calls(c, method):
+    if not typed:
         return set(), None
     name, words = next(iter(typed.items()))
     return set(typed), f"{name} is {words}: a caller may pass a tensor that requires grad"
