@@ -63,10 +63,8 @@ def plain_method(cls: ClassInfo, attr: str) -> bool:
 def small(value: cst.BaseExpression, fn: Function) -> bool:
     """A value that holds nothing of size whatever the caller passed: constants, function references,
     the instance's own methods, partials and lambdas over those, and displays of them."""
-    if isinstance(value, (cst.BaseNumber, cst.BaseString)):
-        return True
-    if isinstance(value, cst.Name):
-        return value.value in ("None", "True", "False")
+    if isinstance(value, (cst.BaseNumber, cst.BaseString, cst.Name)):
+        return _constant(value)
     if isinstance(value, cst.Attribute):
         root = ex.root(value)
         return root == fn.instance or (root not in fn.params and root not in fn.stored)
@@ -74,6 +72,8 @@ def small(value: cst.BaseExpression, fn: Function) -> bool:
         own = {p.name.value for p in ex.all_params(value.params)}
         return not (ex.loaded_names(value) - own) & (set(fn.params) | fn.stored) - {fn.instance}
     if isinstance(value, cst.Call):
+        if _own_method_of_constants(value, fn):
+            return True  # self.method = self.fallback(batch), where fallback only returns 1
         return ex.last_part(ex.callee(value)) in PARTIALS and all(small(a.value, fn) for a in value.args)
     if isinstance(value, (cst.Tuple, cst.List, cst.Set)):
         return all(small(e.value, fn) for e in value.elements)
@@ -82,3 +82,21 @@ def small(value: cst.BaseExpression, fn: Function) -> bool:
     if isinstance(value, cst.IfExp):
         return small(value.body, fn) and small(value.orelse, fn)
     return False
+
+
+def _own_method_of_constants(call: cst.Call, fn: Function) -> bool:
+    """``self.m(...)`` where ``m``, a method of the class, returns only constants (numbers, strings, None)."""
+    method = fn.enclosing_method()
+    recv = ex.receiver(call)
+    if method is None or method.cls is None or not (isinstance(recv, cst.Name) and recv.value == fn.instance):
+        return False
+    name = ex.method_name(call)
+    node = next((s for s in method.cls.node.body.body if isinstance(s, cst.FunctionDef) and s.name.value == name), None)
+    returns = [r.value for r in ex.iter_returns(node)] if node is not None else []
+    return bool(returns) and all(r is None or _constant(r) for r in returns)
+
+
+def _constant(value: cst.BaseExpression) -> bool:
+    """A number, a string, ``None``, ``True`` or ``False``."""
+    return isinstance(value, (cst.BaseNumber, cst.BaseString)) or (
+        isinstance(value, cst.Name) and value.value in ("None", "True", "False"))
