@@ -54,10 +54,12 @@ def plain_method(cls: ClassInfo, attr: str) -> bool:
     may turn it into anything (pyro 0.3.4's ``@weakmethod`` binds the instance weakly)."""
     if cls.methods.get(attr) != "method":
         return False
-    for stmt in cls.node.body.body:
-        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == attr:
-            return all(ex.last_part(d) in NO_GRAD_CONTEXTS for d in ex.decorator_names(stmt))
-    return False
+    node = _method_node(cls, attr)
+    return node is not None and all(ex.last_part(d) in NO_GRAD_CONTEXTS for d in ex.decorator_names(node))
+
+
+def _method_node(cls: ClassInfo, name: str | None) -> cst.FunctionDef | None:
+    return next((s for s in cls.node.body.body if isinstance(s, cst.FunctionDef) and s.name.value == name), None)
 
 
 def small(value: cst.BaseExpression, fn: Function) -> bool:
@@ -90,8 +92,7 @@ def _own_method_of_constants(call: cst.Call, fn: Function) -> bool:
     recv = ex.receiver(call)
     if method is None or method.cls is None or not (isinstance(recv, cst.Name) and recv.value == fn.instance):
         return False
-    name = ex.method_name(call)
-    node = next((s for s in method.cls.node.body.body if isinstance(s, cst.FunctionDef) and s.name.value == name), None)
+    node = _method_node(method.cls, ex.method_name(call))
     returns = [r.value for r in ex.iter_returns(node)] if node is not None else []
     return bool(returns) and all(r is None or _constant(r) for r in returns)
 
