@@ -15,6 +15,7 @@ class Loop:
     data_iter: bool  # iterates a loader/batches/steps or is a ``while``
     targets: frozenset[str] = frozenset()
     has_step: bool = False  # body calls backward()/step()/zero_grad()
+    updates: bool = False  # ... step() or zero_grad(): what each iteration computes with changes between them
     weak: bool = False  # a data loop only by a weak name (chunks, prompts): a local list built there is one call's
     one_pass: bool = False  # walks the parts of one forward pass (LoopKinds.one_pass), even when it runs backward()
     capped: frozenset[str] = frozenset()  # ``while True`` left once len(X) reaches a bound: X cannot grow past it

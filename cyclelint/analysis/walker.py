@@ -167,7 +167,7 @@ class Walker:
         full = ex.callee(call) or ""
         if name in STEP_METHODS or full.endswith(("autograd.backward", "autograd.grad")):
             for loop in fn.loops:
-                loop.has_step = True
+                loop.has_step, loop.updates = True, loop.updates or name in ("step", "zero_grad")
             if name != "step" and name != "zero_grad":
                 fn.backward_names |= ex.loaded_names(call)
         if name == "remove":

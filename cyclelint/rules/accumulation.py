@@ -276,10 +276,11 @@ class AccumulationRule(Checker):
             attached = c.value.attached or bool(c.value.deps & fn.backward_names)
             # a function's local list built in a loop over prompts/chunks and returned or combined is
             # that call's result, not kept across steps; over the pieces of one tensor it is even when each
-            # piece runs its backward (micro-batches): the pieces are not independent steps
+            # piece runs its backward (micro-batches), and so it is over anything but data when nothing in the
+            # loop updates what the next iteration computes with (a backward per matryoshka dimension)
             local = not c.state and not fn.is_module and (id(fn), c.acc) in consumed and c.code != "CYC303"
-            loops = [loop for loop in c.loops if c.acc not in loop.resets and c.acc not in loop.capped
-                     and not (local and (loop.one_pass or loop.weak and not loop.has_step))]
+            loops = [loop for loop in c.loops if c.acc not in loop.resets and c.acc not in loop.capped and not (
+                local and (loop.one_pass or loop.weak and not loop.has_step or not (loop.data_iter or loop.updates)))]
             if any(loop.has_step if c.backward_only else loop.is_step for loop in loops):
                 if attached:
                     self.loop_found.append((c, c.code))
