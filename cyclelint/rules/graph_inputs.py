@@ -7,11 +7,11 @@ every caller's graph (torchmetrics 0.7.2).
 
 Only folds count for an annotation, and for the inputs of another object's ``forward`` handed on to the method
 (``session.add_frame(frame, idx)``), which are likewise what some caller may pass: ``self.total += v``,
-``self.x = torch.cat([self.x, v])``, ``self.vals.append(v)``. A store into a slot the caller picks (``self.outputs[frame] = v``) is a table the caller
-manages, and a method that returns what it grows (a KV cache's ``update`` returning the keys so far) is one step of
-the caller's forward computation: the caller holds the result anyway, and drops the object with it. An integer
-tensor holds no graph, and a base class the tree does not hold may run the method with grad off (the project
-judges that: ``PendingState.by_signature``)."""
+``self.x = torch.cat([self.x, v])``, ``self.vals.append(v)``. A store into a slot the caller picks
+(``self.outputs[frame] = v``) is a table the caller manages, and a method that returns what it grows (a KV cache's
+``update`` returning the keys so far) is one step of the caller's forward computation: the caller holds the result
+anyway, and drops the object with it. An integer tensor holds no graph, and a base class the tree does not hold may
+run the method with grad off (the project judges that: ``PendingState.by_signature``)."""
 from __future__ import annotations
 
 import libcst as cst
