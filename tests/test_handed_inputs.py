@@ -23,7 +23,7 @@ class Session:
 
     def add_frame(self, frame, idx):
         if self.frames is None:
-            self.frames = {{idx: frame}}
+            self.frames = {idx: frame}
         else:
             self.frames[idx] = frame
         return idx
@@ -48,7 +48,7 @@ TABLE_LINE, FOLD_LINE = 13, 17
 
 
 def _found(call: str) -> list[tuple[int, str]]:
-    result = lint_source(SESSION.format() + "\n\n" + TRACKER.format(call=call), "session.py", DEFAULT_CODES)
+    result = lint_source(SESSION + "\n\n" + TRACKER.format(call=call), "session.py", DEFAULT_CODES)
     assert result.error is None
     resolve_project([result])
     return sorted((f.line, f.code) for f in result.findings)
@@ -69,7 +69,7 @@ def test_inputs_handed_on_count_only_for_a_fold(call, expected):
     ("session.add_frame(self.encoder(frame), idx)", [("session.py", TABLE_LINE)]),
 ], ids=["input into a keyed table", "input folded", "computed value into a keyed table"])
 def test_across_files_too(tmp_path, call, expected):
-    (tmp_path / "session.py").write_text(SESSION.format())
+    (tmp_path / "session.py").write_text(SESSION)
     (tmp_path / "tracker.py").write_text("from session import Session\n" + TRACKER.format(call=call))
     findings, errors = lint_paths([str(tmp_path)], jobs=1)
     assert errors == []

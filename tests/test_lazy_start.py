@@ -79,11 +79,8 @@ def test_a_store_that_may_replace_a_value_still_resets_it(branch, prefilter):
 
 
 def test_a_value_started_anew_on_every_step_is_that_steps_own():
-    source = LOOP.replace("        out = model(x)\n", "        out = model(x)\n        preds = None\n")
-    branch = "if preds is None:\n    preds = out\nelse:\n    preds = torch.cat([preds, out])"
-    body = "\n".join("        " + line for line in branch.splitlines())
-    result = lint_source(source.format(branch=body), "lazy.py", DEFAULT_CODES)
-    assert result.error is None and result.findings == []
+    template = LOOP.replace("        out = model(x)\n", "        out = model(x)\n        preds = None\n")
+    assert found(template, "if preds is None:\n    preds = out\nelse:\n    preds = torch.cat([preds, out])") == []
 
 
 def test_instance_state_started_where_it_was_none_grows_across_calls():
@@ -114,10 +111,7 @@ def test_what_a_test_proves_none(test, when, unless):
 
 
 def test_an_attribute_started_where_it_was_none_keeps_every_step_of_a_loop():
-    source = LOOP.replace("def train(model, loader, opt):\n    preds = None\n",
-                          "def train(model, loader, opt, box):\n").replace("    return preds\n", "")
+    template = LOOP.replace("def train(model, loader, opt):\n    preds = None\n",
+                            "def train(model, loader, opt, box):\n").replace("    return preds\n", "")
     branch = "if box.preds is None:\n    box.preds = out\nelse:\n    box.preds = torch.cat([box.preds, out])"
-    body = "\n".join("        " + line for line in branch.splitlines())
-    result = lint_source(source.format(branch=body), "lazy.py", DEFAULT_CODES)
-    assert result.error is None
-    assert [(f.line, f.code) for f in result.findings] == [(14, "CYC303")]
+    assert found(template, branch) == [(14, "CYC303")]
