@@ -8,7 +8,7 @@ from .ast_reading import held_paths
 from .astutil import attribute_stores, class_defs, class_functions, dotted, last, statements, stores
 from .grad_wrappers import grad_off_methods, no_grad_defs
 from .project.records import MethodKeeps
-from .vocabulary import CACHES, binds_instance, is_module_class, method_kind
+from .vocabulary import CACHES, binds_instance, constructed_class, is_module_class, method_kind, object_class
 
 
 def class_summaries(tree: ast.Module, grad_wrappers: bool = True) -> dict:
@@ -37,12 +37,52 @@ def class_summaries(tree: ast.Module, grad_wrappers: bool = True) -> dict:
                 for owner, value in attribute_stores(stmt):
                     if owner == this:
                         kept |= {p for p in held_paths(value) if "." not in p} & set(params)
+        generated = None if inits else generated_init(node)
+        if generated is not None:
+            params, kept = generated[0], set(generated[1])
         methods, keeps = method_summaries(node)
         out[node.name] = {"params": params, "kept": sorted(kept), "bases": bases, "is_module": is_module,
-                          "has_init": bool(inits), "grad_off": grad_off_methods(node) if grad_wrappers else [],
+                          "has_init": bool(inits) or generated is not None, "grad_off": grad_off_methods(node) if grad_wrappers else [],
                           "no_grad_defs": no_grad_defs(node) if grad_wrappers else [], "methods": methods,
                           "keeps": keeps}
     return out
+
+
+def generated_inits(tree: ast.Module) -> dict[str, tuple[list[str], list[str]]]:
+    """:func:`generated_init` of every class of the module that has one (for files the full analysis reads)."""
+    return {node.name: found for node in class_defs(tree) if (found := generated_init(node)) is not None}
+
+
+def generated_init(node: ast.ClassDef) -> tuple[list[str], list[str]] | None:
+    """The parameters of the ``__init__`` that ``@dataclass`` or ``NamedTuple`` writes for a class, and those it
+    stores on the instance (all but ``InitVar``s): the annotated names of the class body, less ``ClassVar``s, the
+    ``KW_ONLY`` marker and ``field(init=False)``. A class with other bases may inherit fields that come first, so
+    its parameters are ``[]``: only keywords are matched. None for any other class, one that writes its own
+    ``__init__``, and ``@dataclass(init=False)``."""
+    named_tuple = any(last(b) == "NamedTuple" for b in node.bases)
+    decorator = next((d for d in node.decorator_list if last(d.func if isinstance(d, ast.Call) else d) == "dataclass"),
+                     None)
+    if (decorator is None and not named_tuple) or _sets_init_false(decorator) or any(
+            f.name == "__init__" for f in class_functions(node.body)):
+        return None
+    params: list[str] = []
+    kept: list[str] = []
+    for stmt in node.body:
+        if not (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)):
+            continue
+        kind = last(stmt.annotation.value if isinstance(stmt.annotation, ast.Subscript) else stmt.annotation)
+        if kind in ("ClassVar", "KW_ONLY") or _sets_init_false(stmt.value):
+            continue
+        params.append(stmt.target.id)
+        if kind != "InitVar":
+            kept.append(stmt.target.id)
+    return (params if named_tuple or not node.bases else []), kept
+
+
+def _sets_init_false(node: ast.AST | None) -> bool:
+    """``dataclass(init=False)``, ``field(init=False)``."""
+    return isinstance(node, ast.Call) and any(
+        k.arg == "init" and isinstance(k.value, ast.Constant) and k.value.value is False for k in node.keywords)
 
 
 def class_methods(tree: ast.Module) -> dict[str, tuple[list[str], dict[str, MethodKeeps]]]:
@@ -62,20 +102,44 @@ def method_summaries(cls: ast.ClassDef) -> tuple[list[str], dict[str, MethodKeep
     through = {name for name, kept in setters.items() if kept}
     methods: list[str] = []
     keeps: dict[str, MethodKeeps] = {}
+    objects = _ObjectAttributes(functions)
     for f in functions:
         if f.name == "__init__" or f.name in properties or not binds_instance(kinds[id(f)]):
             continue
         methods.append(f.name)
-        kept = _kept_arguments(f, properties - through)
+        kept = _kept_arguments(f, properties - through, objects)
         if kept:
             params = _params(f)[1:]
             keeps[f.name] = MethodKeeps(params, [p for p in params if p in kept])
     return list(dict.fromkeys(methods)), keeps
 
 
-def _kept_arguments(f: ast.FunctionDef | ast.AsyncFunctionDef, not_kept: set[str]) -> set[str]:
+class _ObjectAttributes:
+    """The attributes a class's methods set to an object of a class of the code that is no container
+    (``self.storage = Reservoir(...)``): ``self.storage.update(arg)`` calls that class's method, it stores nothing
+    here (vocabulary.object_class). Read only when a method makes such a call."""
+
+    def __init__(self, functions: list[ast.FunctionDef | ast.AsyncFunctionDef]):
+        self.functions = functions
+        self.found: set[str] | None = None
+
+    def __contains__(self, path: str) -> bool:
+        if self.found is None:
+            self.found = set()
+            for f in self.functions:
+                this = _params(f)[:1]
+                for stmt in statements(f.body, into_defs=False):
+                    for owner, value, slot in stores(stmt, []):
+                        if [owner] == this and slot and isinstance(value, ast.Call) and object_class(
+                                constructed_class(dotted(value.func))):
+                            self.found.add(f"{owner}.{slot}")
+        return path in self.found
+
+
+def _kept_arguments(f: ast.FunctionDef | ast.AsyncFunctionDef, not_kept: set[str],
+                    objects: _ObjectAttributes | None = None) -> set[str]:
     """The parameters of method ``f`` it stores on its instance; a store to an attribute in ``not_kept``
-    (a property whose setter keeps nothing) keeps nothing."""
+    (a property whose setter keeps nothing) keeps nothing, nor does a call of an object's method (``objects``)."""
     names = _params(f)
     if len(names) < 2:
         return set()
@@ -84,6 +148,9 @@ def _kept_arguments(f: ast.FunctionDef | ast.AsyncFunctionDef, not_kept: set[str
     for stmt in statements(f.body, into_defs=False):
         if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
             calls = [stmt.value]  # self.items.append(arg), setattr(self, "x", arg)
+            if objects is not None and isinstance(stmt.value.func, ast.Attribute) and dotted(
+                    stmt.value.func.value) in objects:
+                continue
         elif not isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             continue
         else:

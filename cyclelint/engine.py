@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 from .analysis.returns import NAMED
-from .classtable import cache_factories, class_methods, class_summaries
+from .classtable import cache_factories, class_methods, class_summaries, generated_inits
 from .documents import NotebookError, open_document
 from .files import read_source, unreadable
 from .findings import RULES, FileWarning, Finding
@@ -159,6 +159,7 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
     may_wrap = tree is not None and may_turn_grad_off(text)
     result.grad_off_decorators = grad_off_decorators(tree) if may_wrap else []
     facts.grad_off_decorators = set(result.grad_off_decorators)
+    facts.generated_inits = generated_inits(tree) if tree is not None else {}
     rules = [rule(lambda *report: reports.append(report), enabled, lambda *record: handed.append(record))
              for rule in ALL_RULES if set(rule.codes) & enabled]
     walker = Walker(facts, rules)
@@ -167,7 +168,8 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
     methods = class_methods(tree) if tree is not None else {}
     for name, info in facts.classes.items():
         result.classes[name] = ClassSummary(
-            info.init_params, sorted(info.kept_params), info.bases, info.is_module, "__init__" in info.methods,
+            info.init_params, sorted(info.kept_params), info.bases, info.is_module,
+            "__init__" in info.methods or name in facts.generated_inits,
             *grad_off.get(name, ([], [])), *methods.get(name, ([], {})),
         )
     result.evidence, result.input_evidence = facts.evidence, facts.input_evidence

@@ -2,12 +2,20 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 # -- containers, steps and in-place updates -----------------------------------
 STORE_METHODS = {
     "append": 0, "add": 0, "appendleft": 0, "extend": 0, "extendleft": 0, "update": 0,
     "insert": 1, "setdefault": 1, "__setitem__": 1, "add_module": 1, "register_module": 1, "put": 0,
 }
+# Classes whose ``append``/``update``/``put``... store what they are given, as a list's or a dict's do.
+CONTAINER_CLASSES = frozenset({
+    "list", "dict", "set", "OrderedDict", "Counter", "ChainMap", "UserDict", "UserList", "defaultdict", "deque",
+    "Deque", "DefaultDict", "MutableMapping", "MutableSequence", "MutableSet", "Queue", "SimpleQueue", "LifoQueue",
+    "PriorityQueue", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Sequential", "WeakSet",
+    "WeakValueDictionary", "WeakKeyDictionary", "TensorDict",
+})
 CLEAR_METHODS = frozenset({"clear", "pop", "popleft", "popitem", "remove", "discard"})
 STEP_METHODS = frozenset({"backward", "manual_backward", "step", "zero_grad"})
 # Identifiers in a loop's iterable that make each iteration a step over data. Weak ones
@@ -191,6 +199,19 @@ def loss_like(name: str) -> bool:
 def dunder(name: str) -> bool:
     """``__init__``, ``__call__``: methods Python calls, never called by name on an object."""
     return name.startswith("__") and name.endswith("__")
+
+
+def object_class(cls: str | None, bases: Iterable[str] = ()) -> bool:
+    """``cls`` names a class of the code that is no container: ``buffer.update(strategy)`` on one of its objects
+    calls the class's own method, which keeps its argument or not as the class says (project.records.MethodKeeps),
+    not ``dict.update``. ``bases``: those of ``cls`` where the file defines it (``class History(list)`` stores)."""
+    return bool(cls) and not {cls, *(b.rsplit(".", 1)[-1] for b in bases)} & CONTAINER_CLASSES
+
+
+def constructed_class(name: str | None) -> str | None:
+    """The class ``SomeClass(...)`` names when called (``name``: the callee's dotted path), if it is not PyTorch's."""
+    last = (name or "").rsplit(".", 1)[-1]
+    return last if last.lstrip("_")[:1].isupper() and not torch_rooted(name) else None
 
 
 def torch_rooted(name: str | None) -> bool:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from ..vocabulary import INTEGER_DTYPES, torch_rooted
+from ..vocabulary import INTEGER_DTYPES, object_class, torch_rooted
 from . import exprs as ex
 from .held import held_names
 from .holds import annotation_of, code_class
@@ -54,6 +54,26 @@ def note_release(slot: str | None, fn: Function) -> None:
     local = bool(keyed) and container.partition(".")[0] in {*fn.params, *fn.stored}
     if slot and fn.is_method and fn.cls is not None and fn.name != "__init__" and not local:
         fn.cls.released.setdefault(slot, set()).add(fn.name)
+
+
+def note_clear(call: cst.Call, name: str, recv: cst.BaseExpression, fn: Function) -> None:
+    """``items.clear()``, ``registry.pop(self.name, None)``...: the enclosing loops reset the container, and a method
+    drops a slot of its class: the keyed item, or what ``__enter__`` pushed where ``__exit__`` pops the last item
+    (``STACK.pop()``) or removes the instance (``STACK.remove(self)``)."""
+    path = ex.dotted(ex.strip_items(recv))
+    if path:
+        for loop in fn.loops:
+            loop.resets.add(path)
+    first = call.args[0].value if call.args else None
+    key = key_text(first) if name == "pop" and path and first is not None else None
+    pushed = path and ((name == "pop" and first is None) or (
+        name in ("remove", "discard") and isinstance(first, cst.Name) and first.value == fn.instance))
+    note_release(f"{path}[{key}]" if key else f"{path}[]" if pushed else None, fn)
+
+
+def object_receiver(kind: str | None, classes: dict[str, ClassInfo]) -> bool:
+    """``self.buffer.update(self)`` with ``self.buffer = Buffer()``: a method of the buffer's class, no store."""
+    return object_class(kind, classes[kind].bases if kind in classes else ())
 
 
 def own_attr(path: str | None, instance: str | None, nested: bool = False) -> str | None:

@@ -80,6 +80,7 @@ class Function:
     extents: set[str] = field(default_factory=set)  # locals read from one tensor's shape (h = z.shape[2])
     self_loads: set[str] = field(default_factory=set)  # X of self.X read here
     unset: frozenset[str] = frozenset()  # names and attributes the enclosing branches tested to be None (unset.py)
+    non_root: frozenset[str] = frozenset()  # loop names tested not to be a module's own item (root_item.py)
     calls_remove: bool = False
     is_method: bool = False
     is_class_body: bool = False
@@ -120,3 +121,5 @@ class FileFacts:
     evidence: list = field(default_factory=list)  # (class, method, slot): calls here that pass graph-attached values
     input_evidence: list = field(default_factory=list)  # ... that pass only the inputs of their forward()
     grad_off_decorators: set[str] = field(default_factory=set)  # functions of this file whose decoratee runs without grad
+    # classes whose ``__init__`` a ``@dataclass`` or ``NamedTuple`` writes: (parameters, those kept on the instance)
+    generated_inits: dict[str, tuple[list[str], list[str]]] = field(default_factory=dict)

@@ -25,13 +25,13 @@ from ..vocabulary import (
     TORCH_NOT_TENSORS,
     TORCH_UNATTACHED,
     TREE_FLATTENS,
+    constructed_class,
     loss_like,
     model_like,
     torch_op,
-    torch_rooted,
 )
 from .bindings import assigned_choices
-from .exprs import callee, dotted, indexed_reduction, indices_of, last_part
+from .exprs import arg, callee, dotted, indexed_reduction, indices_of, last_part
 from .returns import Part, Returns, Slot
 
 if TYPE_CHECKING:
@@ -217,6 +217,8 @@ class Evaluator:
         if name in SAFE_CALLS or (name and name.split(".", 1)[0] in SAFE_ROOTS):
             return SAFE
         args = [a.value for a in call.args]
+        if (name or "").endswith("autograd.grad") and _false(arg(call, 4, "create_graph")):
+            return Value(tensor=True)  # gradients carry a graph of their own only with create_graph=True
         if torch_op(name):
             if last in TORCH_NOT_TENSORS:
                 return SAFE
@@ -243,7 +245,7 @@ class Evaluator:
         if last.lstrip("_")[:1].isupper() and isinstance(call.func, (cst.Name, cst.Attribute)):  # SomeClass(...)
             is_mod = (last in self.module_classes or model_like(last) or last.endswith("Loss")
                       or (name or "").startswith("nn."))  # nn.ModuleList(...) with ``from torch import nn``
-            return Value(module=is_mod, cls=None if torch_rooted(name) else last)
+            return Value(module=is_mod, cls=constructed_class(name))
         own_method = bool(name) and name.split(".")[0] == fn.instance and name.count(".") == 1 and not model_like(last)
         if isinstance(call.func, cst.Attribute) and not own_method:
             recv = self.value(call.func.value, fn)
@@ -400,3 +402,8 @@ def _mentions_cpu(call: cst.Call) -> bool:
         if isinstance(v, cst.Call) and v.args and isinstance(v.args[0].value, cst.SimpleString) and "cpu" in v.args[0].value.value:
             return True
     return False
+
+
+def _false(value: cst.BaseExpression | None) -> bool:
+    """Not given, or ``False``."""
+    return value is None or (isinstance(value, cst.Name) and value.value == "False")

@@ -6,13 +6,9 @@ name held was ``None``, so the other branch's growth is kept across iterations a
 ``acc = torch.cat([acc, out])`` too."""
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 import libcst as cst
 
 from . import exprs as ex
-from .scopes import Function
 
 
 def none_tests(test: cst.BaseExpression) -> tuple[frozenset[str], frozenset[str]]:
@@ -31,14 +27,3 @@ def none_tests(test: cst.BaseExpression) -> tuple[frozenset[str], frozenset[str]
             if isinstance(target.operator, cst.IsNot):
                 return frozenset(), frozenset({path})
     return frozenset(), frozenset()
-
-
-@contextmanager
-def known_none(fn: Function, paths: frozenset[str]) -> Iterator[None]:
-    """Within the block, ``fn.unset`` also holds ``paths``."""
-    before = fn.unset
-    fn.unset = before | paths
-    try:
-        yield
-    finally:
-        fn.unset = before

@@ -11,14 +11,14 @@ from ..judgements import iter_identifiers
 from ..vocabulary import CLEAR_METHODS, MODULE_ITER_RE, STEP_METHODS, STORE_METHODS
 from . import exprs as ex
 from .bindings import keeps_old, module_functions
-from .class_facts import deleted_slot, item_slot, key_text, note_attr_store, note_release
+from .branch_facts import after_guard, branch_facts, knowing
+from .class_facts import deleted_slot, item_slot, note_attr_store, note_clear, note_release, object_receiver
 from .cst_reading import CST
 from .definitions import class_of, function_of
 from .fills import Fills, filled, fills_of, joined
 from .loops import LoopKinds, len_capped
 from .scopes import Binding, FileFacts, Function, Loop, Store
 from .tensors import SAFE, Evaluator, Value, grad_context, join_branches
-from .unset import known_none, none_tests
 
 if TYPE_CHECKING:
     from ..rules.base import Checker
@@ -59,8 +59,11 @@ class Walker:
 
     # -- statements --------------------------------------------------------
     def block(self, body: Iterable[cst.CSTNode]) -> None:
+        fn, before = self.fn, self.fn.non_root
         for stmt in body:
             self.statement(stmt)
+            after_guard(stmt, fn)
+        fn.non_root = before
 
     def suite(self, suite: cst.BaseSuite) -> None:
         self.block(suite.body)
@@ -81,12 +84,12 @@ class Walker:
             self.while_loop(stmt)
         elif isinstance(stmt, cst.If):
             self.header(stmt.test, stmt)
-            when_none, unless_none = none_tests(stmt.test)
-            with known_none(self.fn, when_none):
+            in_body, in_else = branch_facts(stmt.test, self.fn.instance)
+            with knowing(self.fn, in_body):
                 self.suite(stmt.body)
             if stmt.orelse is not None:
                 either = dict(self.fn.env)
-                with known_none(self.fn, unless_none):
+                with knowing(self.fn, in_else):
                     self.statement(stmt.orelse) if isinstance(stmt.orelse, cst.If) else self.suite(stmt.orelse.body)
                 join_branches(self.fn.env, either)
         elif isinstance(stmt, cst.With):
@@ -174,13 +177,9 @@ class Walker:
             fn.calls_remove = True
         recv = ex.receiver(call)
         if name in CLEAR_METHODS and recv is not None:
-            path = ex.dotted(ex.strip_items(recv))
-            if path:
-                for loop in fn.loops:
-                    loop.resets.add(path)
-            key = key_text(call.args[0].value) if name == "pop" and path and call.args else None
-            note_release(f"{path}[{key}]" if key else None, fn)  # registry.pop(self.name, None)
-        if name in STORE_METHODS and recv is not None and ex.container_call(call, name, fn.instance):
+            note_clear(call, name, recv, fn)
+        if name in STORE_METHODS and recv is not None and ex.container_call(call, name, fn.instance) and not (
+                object_receiver(self.value(recv).cls, self.facts.classes)):
             value = ex.arg(call, STORE_METHODS[name], "value") if call.args else None
             if value is not None:
                 owner = ex.dotted(ex.strip_items(recv))
@@ -208,11 +207,8 @@ class Walker:
     def assign(self, target: cst.BaseExpression, value: cst.BaseExpression, stmt: cst.CSTNode) -> None:
         if isinstance(target, (cst.Tuple, cst.List)):
             elements = [e.value for e in target.elements]
-            if (
-                isinstance(value, (cst.Tuple, cst.List))
-                and len(value.elements) == len(elements)
-                and not any(isinstance(e, cst.StarredElement) for e in value.elements)
-            ):
+            if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(elements) and not any(
+                    isinstance(e, cst.StarredElement) for e in value.elements):
                 for t, v in zip(elements, value.elements):
                     self.assign(t, v.value, stmt)
                 return

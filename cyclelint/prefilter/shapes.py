@@ -105,9 +105,9 @@ def keeps_name(body, name) -> bool:
         if isinstance(node, (ast.Assign, ast.AnnAssign, ast.Return)) and node.value is not None:
             if name in held_paths(node.value):
                 return True
-            if isinstance(node, ast.Return) and isinstance(node.value, ast.Call) and any(
-                    name in held_paths(a) for a in node.value.args):
-                return True  # return Missing(e): an object of this file may keep it
+            if isinstance(node, ast.Return) and any(name in held_paths(a) for call in ast.walk(node.value)
+                                                    if isinstance(call, ast.Call) for a in AST.arguments(call)):
+                return True  # return False, Missing(error=e): an object of this file may keep it
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in STORE_METHODS:
             if any(name in held_paths(a) for a in node.args):
                 return True

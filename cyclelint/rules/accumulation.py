@@ -38,7 +38,7 @@ from .step_stores import MESSAGE as STEP_MESSAGE
 from .step_stores import StepStores
 from .store_shapes import (
     NOT_A_TENSOR,
-    builds_list,
+    builds_fixed_size,
     keyed_by_variable,
     number_literal,
     own_attr_key,
@@ -77,7 +77,7 @@ class AccumulationRule(Checker):
         self.lists: set[tuple[int, str]] = set()
         self.consumed: set[tuple[int, str]] = set()  # (function, local) returned or combined (cat/stack/sum)
         self.drained: set[tuple[str, str]] = set()  # (class, self.X) some method pops: a queue, not a history
-        self.attr_lists: dict[tuple[str, str], bool] = {}
+        self.attr_lists: dict[tuple[str, str], bool] = {}  # (class, X): self.X only ever a list or numpy array
         # (class, attr) of self assigned in __init__ / in any other method: the first only are fixed per instance
         self.set_in_init: set[tuple[str, str]] = set()
         self.set_later: set[tuple[str, str]] = set()
@@ -102,7 +102,7 @@ class AccumulationRule(Checker):
     def on_bind(self, name, value, stmt, fn):
         if name in ex.loaded_names(value) and not walks_itself(value, name):
             self._recurrence(stmt, name, value, fn)
-        for kept, found in ((self.numbers, number_literal(value)), (self.lists, builds_list(value))):
+        for kept, found in ((self.numbers, number_literal(value)), (self.lists, builds_fixed_size(value))):
             if found:
                 kept.add((id(fn), name))
             else:
@@ -129,7 +129,7 @@ class AccumulationRule(Checker):
             head, _, attr = store.target.partition(".")
             if method and method.cls and head == fn.instance and "." not in attr and not ex.is_none(store.value):
                 key = (method.cls.name, attr)
-                self.attr_lists[key] = self.attr_lists.get(key, True) and builds_list(store.value)
+                self.attr_lists[key] = self.attr_lists.get(key, True) and builds_fixed_size(store.value)
             if grows(CST, store.value, store.target):
                 self._recurrence(store.stmt, store.target, store.value, fn)
             elif fn.instance and store.target.startswith(fn.instance + ".") and store.target not in fn.unset:
@@ -384,8 +384,9 @@ class AccumulationRule(Checker):
         return all(not mode or self._grad_off(caller, seen | {name}) for mode, caller in calls)
 
     def _slot_overwrite(self, c: Candidate) -> bool:
-        """``self.X[i] = v`` with self.X only ever a list in its class, or ``d[self.K] = v`` with self.K set
-        only by ``__init__`` (one key per instance, every call and iteration): a slot overwritten, not growth."""
+        """``self.X[i] = v`` with self.X only ever a list or a numpy array in its class, or ``d[self.K] = v`` with
+        self.K set only by ``__init__`` (one key per instance, every call and iteration): a slot overwritten, not
+        growth."""
         method = c.fn.enclosing_method() if c.fn else None
         if not (method and method.cls):
             return False

@@ -154,7 +154,8 @@ class LinkRule(Checker):
                 and attr in cls.class_attrs and attr not in cls.data_attrs)
 
     def _module_alias(self, path: str, fn: Function) -> str:
-        """``m`` from ``for name, m in self.named_modules()`` may be the instance itself."""
+        """``m`` from ``for name, m in self.named_modules()`` may be the instance itself, unless a test there
+        skipped or excluded that item (``if name == "": continue``, ``if m is not self:``; analysis/root_item.py)."""
         for loop in fn.loops:
             it = getattr(loop.node, "iter", None)
             if not (isinstance(it, cst.Call) and ex.method_name(it) in MODULE_ITERS):
@@ -164,9 +165,10 @@ class LinkRule(Checker):
                 continue
             slot = MODULE_ITERS[ex.method_name(it)]
             target = loop.node.target
+            bound = ex.loaded_names(target)  # the item's name and module
             if slot is not None and isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) > slot:
                 target = target.elements[slot].value
-            if isinstance(target, cst.Name) and target.value == path:
+            if isinstance(target, cst.Name) and target.value == path and not bound & fn.non_root:
                 return fn.instance
         return path
 

@@ -76,7 +76,8 @@ class StorageRule(Checker):
                 last = ex.last_part(name)
                 if name.endswith("exc_info") and not cur.args:
                     return "exception", "sys.exc_info()"
-                if last in FRAME_CALLS and name.split(".")[0] in ("inspect", "sys", last) and not _has_depth(cur):
+                if last in FRAME_CALLS and name.split(".")[0] in ("inspect", "sys", last) and not _has_depth(cur) and not (
+                        name == last and self._defined_here(last)):
                     return "frame", name + "()"
                 keeper = self._keeper(cur, fn)
                 if keeper:
@@ -86,6 +87,11 @@ class StorageRule(Checker):
             elif isinstance(cur, cst.Subscript) and ex.dotted(cur.value) and ex.dotted(cur.value).endswith("exc_info"):
                 return "exception", "sys.exc_info()"
         return None
+
+    def _defined_here(self, name: str) -> bool:
+        """A class or module-level ``def`` of this file, not an import: ``trace()`` is minipyro's ``class trace``."""
+        return name in self.walker.facts.classes or any(
+            isinstance(stmt, cst.FunctionDef) and stmt.name.value == name for stmt in self.walker.module.body)
 
     def _rebound(self, name: str, fn: Function) -> bool:
         binding = fn.bindings.get(name)
@@ -319,11 +325,14 @@ class StorageRule(Checker):
     @staticmethod
     def _torn_down(store, fn: Function) -> bool:
         """``_context["current"] = self`` in ``__enter__`` that ``__exit__`` sets back to None (or deletes, or
-        pops): the class drops the entry itself, as it drops an attribute in a teardown."""
+        pops), ``STACK.append(self)`` that ``__exit__`` pops again: the class drops the entry itself, as it drops
+        an attribute in a teardown (class_facts.note_clear)."""
         method = fn.enclosing_method()
         targets = [t.target for t in store.stmt.targets] if isinstance(store.stmt, cst.Assign) else []
         slots = [item_slot(t) for t in targets if ex.dotted(ex.strip_items(t)) == store.owner]
-        return (store.kind == "item" and method is not None and method.cls is not None
+        if store.kind == "call" and ex.method_name(store.call) in ("append", "add"):
+            slots = [store.target]
+        return (store.kind in ("item", "call") and method is not None and method.cls is not None
                 and any(slot and torn_down(method.cls, slot, method) for slot in slots))
 
     def _is_registry(self, store, fn: Function) -> bool:

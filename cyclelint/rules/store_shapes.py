@@ -9,15 +9,21 @@ from ..analysis import exprs as ex
 from ..analysis.cst_reading import CST
 from ..judgements import variable_key
 
+NUMPY_ARRAYS = frozenset({"empty", "zeros", "ones", "full", "array", "asarray", "empty_like", "zeros_like",
+                          "ones_like", "full_like", "arange"})
 NOT_A_TENSOR = (cst.Dict, cst.Set, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.StarredElement,
                 cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 
 
-def builds_list(value: cst.BaseExpression) -> bool:
-    """``[]``, ``[None] * n``, ``[f(x) for x in xs]``, ``list(...)``: a list, which ``x[i] = v`` cannot grow."""
+def builds_fixed_size(value: cst.BaseExpression) -> bool:
+    """``[]``, ``[None] * n``, ``[f(x) for x in xs]``, ``list(...)``: a list, which ``x[i] = v`` cannot grow; or a
+    numpy array (``np.empty(n)``), which ``x[ids] = v`` cannot grow either and which holds no graph: a tensor that
+    requires grad cannot be written into one."""
     if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Multiply):
-        return builds_list(value.left) or builds_list(value.right)
-    return isinstance(value, (cst.List, cst.ListComp)) or (isinstance(value, cst.Call) and ex.callee(value) == "list")
+        return builds_fixed_size(value.left) or builds_fixed_size(value.right)
+    name = ex.callee(value) if isinstance(value, cst.Call) else None
+    return isinstance(value, (cst.List, cst.ListComp)) or name == "list" or (
+        bool(name) and name.split(".")[0] in ("np", "numpy") and ex.last_part(name) in NUMPY_ARRAYS)
 
 
 def number_literal(value: cst.BaseExpression) -> bool:
