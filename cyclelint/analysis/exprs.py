@@ -273,6 +273,16 @@ def never_raised(handler: cst.ExceptHandler | cst.ExceptStarHandler, body: cst.B
     return True
 
 
+def only_imports(body: cst.BaseSuite) -> bool:
+    """A ``try`` body that imports and binds names to plain values, nothing else (``import av``,
+    ``AVAILABLE = True``): what fails there fails in the import machinery."""
+    return all(isinstance(line, cst.SimpleStatementLine) and all(
+        isinstance(small, (cst.Import, cst.ImportFrom, cst.Pass)) or (
+            isinstance(small, cst.Assign) and _plain(small.value) and all(isinstance(t.target, cst.Name)
+                                                                          for t in small.targets))
+        for small in line.body) for line in body.body)
+
+
 def _plain(value: cst.BaseExpression) -> bool:
     return isinstance(value, (cst.Name, cst.Integer, cst.Float, cst.SimpleString))
 

@@ -358,7 +358,8 @@ class Walker:
             name = handler.name.name.value if handler.name and isinstance(handler.name.name, cst.Name) else None
             if name:
                 self.bind(name, None, handler, SAFE)
-            fn.handlers.append(name)
+            # at module level around imports the traceback keeps the module's frame, which lives anyway
+            fn.handlers.append(None if fn.is_module and ex.only_imports(node.body) else name)
             self.suite(handler.body)
             fn.handlers.pop()
         if node.orelse is not None:
