@@ -47,6 +47,33 @@ def test_gradients(grad, kept, prefilter):
     assert found(text, prefilter) == ([(8, "CYC302")] if kept else [])
 
 
+RECORDED = """\
+def find_lr(trainer, loader, opt):
+    losses = []
+    for batch in loader:
+        loss = trainer.batch_outputs(batch)["loss"]
+        loss.backward()
+        loss = {rebound}
+        opt.step()
+        losses.append(loss)
+    return losses
+"""
+
+
+@pytest.mark.parametrize("prefilter", [True, False], ids=["pre-filter", "full"])
+@pytest.mark.parametrize(("rebound", "kept"), [
+    ("loss.detach().cpu().item()", False),  # allennlp's find_learning_rate.py
+    ("loss.item()", False),
+    ("float(loss)", False),
+    ("loss.argmax()", False),
+    ("loss.detach()", False),
+    ("getattr(loss, 'data', loss)", True),  # an attribute: whatever it holds
+    ("loss", True),
+])
+def test_a_loss_rebound_after_its_backward(rebound, kept, prefilter):
+    assert found(RECORDED.format(rebound=rebound), prefilter) == ([(8, "CYC302")] if kept else [])
+
+
 COLLECTOR = """\
 import numpy as np
 import torch

@@ -59,6 +59,9 @@ CASES = {
     "a dict": ("{}", 'update({"owner": self})', ["CYC203"]),
     "an OrderedDict": ("collections.OrderedDict()", 'update({"owner": self})', ["CYC203"]),
     "a deque": ("collections.deque()", "append(self)", ["CYC203"]),
+    "a dict updated from the instance": ("{}", "update(self)", []),  # copies its items (monai's ExchangeObject)
+    "a list extended by the instance": ("[]", "extend(self)", []),
+    "a list extended by a display": ("[]", "extend([self])", ["CYC203"]),
 }
 
 

@@ -77,6 +77,9 @@ def _joined_via(a: Value, b: Value) -> frozenset[str]:
 
 
 SAFE = Value()
+# a number, a string, an integer tensor (``loss.item()``, ``len(y)``, ``out.argmax(1)``): no later ``loss.backward()``
+# on the name it is bound to makes it graph-attached
+NUMBER = Value(detached=True)
 
 
 def join_branches(env: dict[str, Value], after_if: dict[str, Value]) -> None:
@@ -215,7 +218,7 @@ class Evaluator:
         last = last_part(name) if name else (call.func.attr.value if isinstance(call.func, cst.Attribute) else "")
         grad = fn.grad_enabled
         if name in SAFE_CALLS or (name and name.split(".", 1)[0] in SAFE_ROOTS):
-            return SAFE
+            return SAFE if name == "getattr" else NUMBER  # getattr gives an attribute, whatever it holds
         args = [a.value for a in call.args]
         if (name or "").endswith("autograd.grad") and _false(arg(call, 4, "create_graph")):
             return Value(tensor=True)  # gradients carry a graph of their own only with create_graph=True
@@ -257,7 +260,7 @@ class Evaluator:
                     return Value(attached=grad, tensor=True, via=frozenset({f"{recv.cls}.{last}"} if recv.cls else ()))
                 return SAFE  # model.get_input_embeddings(), device_module.memory_allocated()
             if last in SAFE_METHODS:
-                return SAFE
+                return NUMBER
             if recv.cls and self.returns.returns_graph((recv.cls, last)):  # trainer.step(x) returning its loss
                 return Value(attached=grad, tensor=True)
             if recv.cls and grad and (recv.cls, last) in self.returns.signatures:

@@ -85,7 +85,7 @@ class LinkRule(Checker):
             return
         if not self._local(fn, owner.split(".", 1)[0]) or self._class_level(owner, fn):
             return
-        for path in held_paths(store.value):
+        for path in held_paths(store.value) if not _copies_items(store) else ():
             path = self._module_alias(path, fn)
             root = path.split(".", 1)[0]
             if self._local(fn, root):
@@ -384,6 +384,13 @@ def _attribute_class(cls: ClassInfo, attr: str, classes: dict[str, ClassInfo]) -
     kinds = {c.attr_types[attr] for c in classes.values()
              if attr in c.attr_types and cls.name in (ex.last_part(b) for b in c.bases)}
     return kinds.pop() if len(kinds) == 1 else None
+
+
+def _copies_items(store) -> bool:
+    """``d.update(other)``, ``items.extend(other)``: what ``other`` holds is stored, not ``other`` (monai's
+    ``self._summary.update(self)`` in a dict subclass copies its own items); a display's values are stored."""
+    return (store.kind == "call" and ex.method_name(store.call) in ("update", "extend")
+            and not isinstance(store.value, (cst.Dict, cst.List, cst.Tuple, cst.Set)))
 
 
 def _function_ctx(fn: Function) -> str | None:

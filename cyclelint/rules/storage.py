@@ -122,7 +122,8 @@ class StorageRule(Checker):
         if store.target and store.target.endswith(".__traceback__") and ex.is_none(store.value):
             self.clearers.add(fn.name)  # _detach_tracebacks(err): clears what it is given
             self.locals.pop((id(fn), store.owner), None)
-        kept = self._kept(store.value, fn)
+        # ``error.__cause__ = e`` chains e as ``raise error from e`` does: handled, not kept
+        kept = None if (store.target or "").endswith((".__cause__", ".__context__")) else self._kept(store.value, fn)
         where = (store.target or store.owner or "an object").replace("[]", "")
         head = (store.owner or "").split(".")[0]
         if kept is not None and head in fn.stored and head != fn.instance:
