@@ -77,9 +77,7 @@ def _joined_via(a: Value, b: Value) -> frozenset[str]:
 
 
 SAFE = Value()
-# a number, a string, an integer tensor (``loss.item()``, ``len(y)``, ``out.argmax(1)``): no later ``loss.backward()``
-# on the name it is bound to makes it graph-attached
-NUMBER = Value(detached=True)
+NUMBER = Value(detached=True)  # loss.item(), len(y), out.argmax(1): no later loss.backward() attaches the name
 
 
 def join_branches(env: dict[str, Value], after_if: dict[str, Value]) -> None:
