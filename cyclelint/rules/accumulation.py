@@ -216,8 +216,9 @@ class AccumulationRule(Checker):
         state = bool(fn.instance) and root == fn.instance and fn.enclosing_method() is not None
         if loops or state:
             fix = None if backward_only else self._rewrite(stmt, fixes or [expr], code, acc, fn, spread)
-            self.cands.setdefault(id(fn), []).append(
-                Candidate(stmt, code, acc, expr, val, loops, state, fn, backward_only, fix, slot_of, key_attr))
+            self.cands.setdefault(id(fn), []).append(Candidate(
+                stmt, code, acc, expr, val, loops, state, fn, backward_only, fix, slot_of, key_attr,
+                outer=binding.loops if binding is not None and root != fn.instance else ()))
         if code == "CYC302" and fn.params and fn.node is not None and root not in fn.params and (
                 binding is None or state):  # a container that outlives the call: kept across a hook's calls
             self.pack_hooks.stores.append(Candidate(stmt, code, acc, expr, val, (), state, fn))
@@ -279,8 +280,12 @@ class AccumulationRule(Checker):
             # piece runs its backward (micro-batches), and so it is over anything but data when nothing in the
             # loop updates what the next iteration computes with (a backward per matryoshka dimension)
             local = not c.state and not fn.is_module and (id(fn), c.acc) in consumed and c.code != "CYC303"
+            # a container made anew by each step of an enclosing loop, grown by a count inside it (graph_mask's
+            # gates per layer within one epoch): that step's pieces, unless the inner loop steps itself
+            rebuilt = any(loop.is_step for loop in c.outer)
             loops = [loop for loop in c.loops if c.acc not in loop.resets and c.acc not in loop.capped and not (
-                local and (loop.one_pass or loop.weak and not loop.has_step or not (loop.data_iter or loop.updates)))]
+                local and (loop.one_pass or loop.weak and not loop.has_step or not (loop.data_iter or loop.updates)))
+                and not (rebuilt and loop.weak and not loop.has_step)]
             if any(loop.has_step if c.backward_only else loop.is_step for loop in loops):
                 if attached:
                     self.loop_found.append((c, c.code))

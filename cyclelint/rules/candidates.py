@@ -25,3 +25,4 @@ class Candidate:
     slot_of: str | None = None  # ``self.X[i] = v``: X, judged once every assignment of self.X in the class is known
     key_attr: str | None = None  # ``d[self.K] = v``: K, a fixed key (one entry, overwritten) if only __init__ sets it
     why: str | None = None  # where the value's graph comes from, when the message should say it
+    outer: tuple[Loop, ...] = ()  # loops enclosing where a local container was made: each makes it anew
