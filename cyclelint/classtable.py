@@ -16,6 +16,7 @@ def class_summaries(tree: ast.Module, grad_wrappers: bool = True) -> dict:
     ``grad_wrappers``: whether the file may wrap methods with grad off (:func:`may_turn_grad_off`)."""
     out: dict[str, dict] = {}
     module_classes: set[str] = set()
+    file_classes = _file_classes(tree)
     for node in class_defs(tree):
         bases = [dotted(b) or "" for b in node.bases]
         is_module = is_module_class(bases, module_classes)
@@ -40,7 +41,7 @@ def class_summaries(tree: ast.Module, grad_wrappers: bool = True) -> dict:
         generated = None if inits else generated_init(node)
         if generated is not None:
             params, kept = generated[0], set(generated[1])
-        methods, keeps = method_summaries(node)
+        methods, keeps = method_summaries(node, file_classes)
         out[node.name] = {"params": params, "kept": sorted(kept), "bases": bases, "is_module": is_module,
                           "has_init": bool(inits) or generated is not None, "grad_off": grad_off_methods(node) if grad_wrappers else [],
                           "no_grad_defs": no_grad_defs(node) if grad_wrappers else [], "methods": methods,
@@ -87,10 +88,17 @@ def _sets_init_false(node: ast.AST | None) -> bool:
 
 def class_methods(tree: ast.Module) -> dict[str, tuple[list[str], dict[str, MethodKeeps]]]:
     """:func:`method_summaries` of every class of the module (for files the full analysis reads)."""
-    return {node.name: method_summaries(node) for node in class_defs(tree)}
+    file_classes = _file_classes(tree)
+    return {node.name: method_summaries(node, file_classes) for node in class_defs(tree)}
 
 
-def method_summaries(cls: ast.ClassDef) -> tuple[list[str], dict[str, MethodKeeps]]:
+def _file_classes(tree: ast.Module) -> dict[str, list[str]]:
+    """The classes the module defines, with their bases' names."""
+    return {node.name: [dotted(b) or "" for b in node.bases] for node in class_defs(tree)}
+
+
+def method_summaries(cls: ast.ClassDef, file_classes: dict[str, list[str]] | None = None,
+                     ) -> tuple[list[str], dict[str, MethodKeeps]]:
     """The class's methods other than ``__init__`` (static and class methods, properties aside), and
     those that store an argument on the instance: as an attribute, in a container it holds, or through
     a property whose setter keeps what it is given (a setter that keeps ``weakref.ref(value)`` does not)."""
@@ -102,7 +110,7 @@ def method_summaries(cls: ast.ClassDef) -> tuple[list[str], dict[str, MethodKeep
     through = {name for name, kept in setters.items() if kept}
     methods: list[str] = []
     keeps: dict[str, MethodKeeps] = {}
-    objects = _ObjectAttributes(functions)
+    objects = _ObjectAttributes(functions, file_classes or {})
     for f in functions:
         if f.name == "__init__" or f.name in properties or not binds_instance(kinds[id(f)]):
             continue
@@ -115,12 +123,12 @@ def method_summaries(cls: ast.ClassDef) -> tuple[list[str], dict[str, MethodKeep
 
 
 class _ObjectAttributes:
-    """The attributes a class's methods set to an object of a class of the code that is no container
+    """The attributes a class's methods set to an object of a class of the same file that is no container
     (``self.storage = Reservoir(...)``): ``self.storage.update(arg)`` calls that class's method, it stores nothing
-    here (vocabulary.object_class). Read only when a method makes such a call."""
+    here (vocabulary.object_class, class_facts.object_receiver). Read only when a method makes such a call."""
 
-    def __init__(self, functions: list[ast.FunctionDef | ast.AsyncFunctionDef]):
-        self.functions = functions
+    def __init__(self, functions: list[ast.FunctionDef | ast.AsyncFunctionDef], file_classes: dict[str, list[str]]):
+        self.functions, self.file_classes = functions, file_classes
         self.found: set[str] | None = None
 
     def __contains__(self, path: str) -> bool:
@@ -130,8 +138,9 @@ class _ObjectAttributes:
                 this = _params(f)[:1]
                 for stmt in statements(f.body, into_defs=False):
                     for owner, value, slot in stores(stmt, []):
-                        if [owner] == this and slot and isinstance(value, ast.Call) and object_class(
-                                constructed_class(dotted(value.func))):
+                        kind = constructed_class(dotted(value.func)) if isinstance(value, ast.Call) else None
+                        if [owner] == this and slot and kind in self.file_classes and object_class(
+                                kind, self.file_classes[kind]):
                             self.found.add(f"{owner}.{slot}")
         return path in self.found
 

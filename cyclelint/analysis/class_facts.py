@@ -72,8 +72,9 @@ def note_clear(call: cst.Call, name: str, recv: cst.BaseExpression, fn: Function
 
 
 def object_receiver(kind: str | None, classes: dict[str, ClassInfo]) -> bool:
-    """``self.buffer.update(self)`` with ``self.buffer = Buffer()``: a method of the buffer's class, no store."""
-    return object_class(kind, classes[kind].bases if kind in classes else ())
+    """``self.buffer.update(self)`` with ``self.buffer = Buffer()``, a class of this file: a method of the buffer's
+    class, no store. A class of another file may derive from ``dict`` (torchbearer's ``State``): a container."""
+    return kind in classes and object_class(kind, classes[kind].bases)
 
 
 def own_attr(path: str | None, instance: str | None, nested: bool = False) -> str | None:
