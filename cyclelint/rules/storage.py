@@ -53,7 +53,8 @@ class StorageRule(Checker):
         self.returns: dict[int, str] = {}  # unbounded cached method -> the tensor it returns
         self.sized: dict[str, str] = {}  # class -> why its instances hold tensors or modules
         self.container_stores: list[tuple] = []  # (fn, local, its binding, stmt, kept, where) until fn ends
-        self.stored_errors: list[tuple] = []  # (stmt, kept, where, slot, fn) reported once the file is read
+        # (stmt, kept, where, slot, fn, the slot of the exception it is chained to) reported once the file is read
+        self.stored_errors: list[tuple] = []
         self.raised: set[tuple] = set()  # (slot, id of the raising function's node) of what the file raises
         self.bound_paths: dict[tuple[int, str], str] = {}  # local -> the slot it was read from (``e = self._error``)
         self.raised_locals: list[tuple] = []  # (stmt, local, slot it was read from): a call's result, raised
@@ -122,15 +123,16 @@ class StorageRule(Checker):
         if store.target and store.target.endswith(".__traceback__") and ex.is_none(store.value):
             self.clearers.add(fn.name)  # _detach_tracebacks(err): clears what it is given
             self.locals.pop((id(fn), store.owner), None)
-        # ``error.__cause__ = e`` chains e as ``raise error from e`` does: handled, not kept
-        kept = None if (store.target or "").endswith((".__cause__", ".__context__")) else self._kept(store.value, fn)
+        kept = self._kept(store.value, fn)
         where = (store.target or store.owner or "an object").replace("[]", "")
+        # ``error.__cause__ = e``, with ``error`` raised: the chain ``raise error from e`` makes, handled, not kept
+        chained = store.owner if (store.target or "").endswith((".__cause__", ".__context__")) else None
         head = (store.owner or "").split(".")[0]
         if kept is not None and head in fn.stored and head != fn.instance:
             # a container local to this frame: no cycle once the name is rebound or deleted before the end
-            self.container_stores.append((fn, head, fn.bindings.get(head), store.stmt, kept, where))
+            self.container_stores.append((fn, head, fn.bindings.get(head), store.stmt, kept, where, chained))
         elif kept is not None:
-            self._stored_error(store.stmt, kept, where, fn)
+            self._stored_error(store.stmt, kept, where, fn, chained)
         obj = self._registered(store, fn)
         if obj and self._is_registry(store, fn):
             where = (store.owner or "").replace("[]", "")
@@ -191,9 +193,9 @@ class StorageRule(Checker):
         self.rebound = {k: v for k, v in self.rebound.items() if k[0] != id(fn)}
         for c in [c for c in self.container_stores if c[0] is fn]:
             self.container_stores.remove(c)
-            _, local, binding, stmt, kept, where = c
+            _, local, binding, stmt, kept, where, chained = c
             if fn.bindings.get(local) is binding:  # ``errors = [errors]; return errors.pop()`` frees the frame's hold
-                self._stored_error(stmt, kept, where, fn)
+                self._stored_error(stmt, kept, where, fn, chained)
         for closure in [c for c in self.closures if c[0] is fn]:
             self.closures.remove(closure)
             _, node, binding, what = closure
@@ -254,8 +256,8 @@ class StorageRule(Checker):
                     self.closures.append((parent, fn.node, parent.bindings.get(fn.name), f"{captured} ({why})"))
                     return
 
-    def _stored_error(self, stmt, kept: tuple[str, str], where: str, fn: Function) -> None:
-        self.stored_errors.append((stmt, kept, where, _slot(where, fn), fn))
+    def _stored_error(self, stmt, kept: tuple[str, str], where: str, fn: Function, chained: str | None = None) -> None:
+        self.stored_errors.append((stmt, kept, where, _slot(where, fn), fn, _slot(chained, fn) if chained else None))
 
     def _handed_over(self, slot: tuple, fn: Function) -> bool:
         """Raised again by another function of the file from where it was kept (a worker thread's error
@@ -263,10 +265,11 @@ class StorageRule(Checker):
         return any(raised == slot and by != id(fn.node) for raised, by in self.raised)
 
     def leave_file(self):
-        for stmt, kept, where, slot, fn in self.stored_errors:
-            if not (kept[0] == "exception" and self._handed_over(slot, fn)):
+        for stmt, kept, where, slot, fn, chained in self.stored_errors:
+            if not (kept[0] == "exception" and (self._handed_over(slot, fn) or any(
+                    raised == chained for raised, _ in self.raised))):
                 self._say(stmt, *kept, where=where)
-        handing = {slot for _, kept, _, slot, _ in self.stored_errors if kept[0] == "exception"}
+        handing = {slot for _, kept, _, slot, _, _ in self.stored_errors if kept[0] == "exception"}
         for stmt, name, slot in self.raised_locals:
             if slot is None or slot not in handing:
                 self.report(stmt, "CYC401", MSG_NEW_EXC.format(name=name))
