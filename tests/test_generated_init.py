@@ -137,7 +137,10 @@ class Owner:
 """
 
 
-@pytest.mark.parametrize(("args", "kept"), [("self", True), ("parent=self", True), ('None, name="x"', False)])
+@pytest.mark.parametrize(("args", "kept"), [
+    ("self", True), ("parent=self", True), ('None, name="x"', False),
+    ("self).plan(", False),  # torch inductor's MemoryPlanner(self).plan(lines): a temporary, its result kept
+])
 def test_a_dataclass_given_its_owner_in_one_file(args, kept):
     result = lint_source(CHILD + OWNER.format(imports="", args=args), "owner.py", DEFAULT_CODES)
     resolve_project([result])

@@ -115,9 +115,11 @@ class LinkRule(Checker):
 
     def _ctor_calls(self, value, stmt, fn, keep=True) -> list[tuple[cst.CSTNode, PendingCtor]]:
         found = []
+        # ``MemoryPlanner(self).plan(lines)``: a temporary whose method's result is kept, not the object itself
+        receivers = {id(c.func.value) for c in ex.iter_calls(value) if isinstance(c.func, cst.Attribute)}
         for call in ex.iter_calls(value):
             name = ex.last_part(ex.callee(call))
-            if not name[:1].isupper() or is_weak(call):
+            if not name[:1].isupper() or is_weak(call) or id(call) in receivers:
                 continue
             for i, a in enumerate(call.args):
                 if isinstance(a.value, cst.Name) and a.value.value == fn.instance and not a.star:
