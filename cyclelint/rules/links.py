@@ -116,8 +116,9 @@ class LinkRule(Checker):
     def _ctor_calls(self, value, stmt, fn, keep=True) -> list[tuple[cst.CSTNode, PendingCtor]]:
         found = []
         # ``MemoryPlanner(self).plan(lines)``: a temporary whose method's result is kept, not the object itself
-        receivers = {id(c.func.value) for c in ex.iter_calls(value) if isinstance(c.func, cst.Attribute)}
-        for call in ex.iter_calls(value):
+        calls = list(ex.iter_calls(value))
+        receivers = {id(c.func.value) for c in calls if isinstance(c.func, cst.Attribute)}
+        for call in calls:
             name = ex.last_part(ex.callee(call))
             if not name[:1].isupper() or is_weak(call) or id(call) in receivers:
                 continue
