@@ -30,15 +30,14 @@ def annotation_of(name: str, fn: Function) -> cst.BaseExpression | None:
     return None
 
 
-def named_type(ann: cst.BaseExpression | None) -> str | None:
-    """The one type an annotation names, by its last name (``teacher: SentenceTransformer``,
-    ``Optional[nn.Module]``, ``"Trainer | None"`` unparsed), when it names exactly one that is no typing construct."""
+def alternatives(ann: cst.BaseExpression | None) -> list[cst.BaseExpression]:
+    """The types an annotation admits but None: ``A | B``, ``Optional[A]``, ``"A | None"`` unparsed."""
     if isinstance(ann, cst.SimpleString) and isinstance(ann.evaluated_value, str):
         try:
             ann = cst.parse_expression(ann.evaluated_value)
         except cst.ParserSyntaxError:
-            return None
-    named: list[str] = []
+            return []
+    found: list[cst.BaseExpression] = []
     stack = [ann] if ann is not None else []
     while stack:
         cur = stack.pop()
@@ -48,10 +47,25 @@ def named_type(ann: cst.BaseExpression | None) -> str | None:
                 and isinstance(cur.slice[0].slice, cst.Index):
             stack.append(cur.slice[0].slice.value)
         elif not (isinstance(cur, cst.Name) and cur.value == "None"):
-            named.append(last_part(dotted(cur) or "") or "")
+            found.append(cur)
+    return found
+
+
+def named_type(ann: cst.BaseExpression | None) -> str | None:
+    """The one type an annotation names, by its last name (``teacher: SentenceTransformer``,
+    ``Optional[nn.Module]``, ``"Trainer | None"`` unparsed), when it names exactly one that is no typing construct."""
+    named = [last_part(dotted(cur) or "") or "" for cur in alternatives(ann)]
     if len(named) != 1 or not named[0] or named[0] in TYPING_NAMES:
         return None
     return named[0]
+
+
+def list_annotation(ann: cst.BaseExpression | None) -> bool:
+    """``list[torch.Tensor] | None``, ``Optional[List[Tensor]]``: the value is a list (or None), which ``x[i] = v``
+    cannot grow."""
+    kinds = alternatives(ann)
+    return len(kinds) == 1 and last_part(dotted(kinds[0].value if isinstance(kinds[0], cst.Subscript) else kinds[0])
+                                         or "") in ("list", "List")
 
 
 def code_class(ann: cst.BaseExpression | None) -> str | None:

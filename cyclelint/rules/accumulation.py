@@ -1,10 +1,9 @@
 """CYC3xx: graph-attached tensors accumulated across loop iterations or calls.
 
-Candidates are collected as the walker meets them and judged when their
-function ends, once every ``.backward()`` of the function, every reset inside a
-loop and every ``backward()``/``step()`` that makes a loop a training loop is known.
-Instance state (CYC305) is judged when the file ends, once the callers of each
-method and the hooks registered with it have been seen.
+Candidates are collected as the walker meets them and judged when their function ends, once every ``.backward()``
+of the function, every reset inside a loop and every ``backward()``/``step()`` that makes a loop a training loop is
+known. Instance state (CYC305) is judged when the file ends, once the callers of each method and the hooks registered
+with it have been seen.
 """
 from __future__ import annotations
 
@@ -39,9 +38,12 @@ from .step_stores import StepStores
 from .store_shapes import (
     NOT_A_TENSOR,
     builds_fixed_size,
+    declared_list,
     keyed_by_variable,
     number_literal,
     own_attr_key,
+    stores_list,
+    trims_itself,
     walks_itself,
 )
 
@@ -129,7 +131,9 @@ class AccumulationRule(Checker):
             head, _, attr = store.target.partition(".")
             if method and method.cls and head == fn.instance and "." not in attr and not ex.is_none(store.value):
                 key = (method.cls.name, attr)
-                self.attr_lists[key] = self.attr_lists.get(key, True) and builds_fixed_size(store.value)
+                self.attr_lists[key] = self.attr_lists.get(key, True) and stores_list(store.stmt, store.value)
+                if trims_itself(store.value, store.target):  # a window: appended, then cut to its last entries
+                    self.drained.add((method.cls.name, store.target))
             if grows(CST, store.value, store.target):
                 self._recurrence(store.stmt, store.target, store.value, fn)
             elif fn.instance and store.target.startswith(fn.instance + ".") and store.target not in fn.unset:
@@ -389,15 +393,14 @@ class AccumulationRule(Checker):
         return all(not mode or self._grad_off(caller, seen | {name}) for mode, caller in calls)
 
     def _slot_overwrite(self, c: Candidate) -> bool:
-        """``self.X[i] = v`` with self.X only ever a list or a numpy array in its class, or ``d[self.K] = v`` with
-        self.K set only by ``__init__`` (one key per instance, every call and iteration): a slot overwritten, not
-        growth."""
+        """``self.X[i] = v`` with self.X a list or a numpy array in its class, or ``d[self.K] = v`` with self.K set
+        only by ``__init__`` (one key per instance, every call and iteration): a slot overwritten, not growth."""
         method = c.fn.enclosing_method() if c.fn else None
         if not (method and method.cls):
             return False
         cls = method.cls.name
-        fixed_key = (cls, c.key_attr) in self.set_in_init - self.set_later
-        return fixed_key or bool(c.slot_of and self.attr_lists.get((cls, c.slot_of)))
+        return (cls, c.key_attr) in self.set_in_init - self.set_later or bool(c.slot_of and (
+            self.attr_lists.get((cls, c.slot_of)) or declared_list(method.cls.node, c.slot_of)))
 
     def _emit(self, c: Candidate, code: str) -> None:
         if self._slot_overwrite(c):

@@ -7,6 +7,7 @@ import libcst as cst
 
 from ..analysis import exprs as ex
 from ..analysis.cst_reading import CST
+from ..analysis.holds import list_annotation
 from ..judgements import variable_key
 
 NUMPY_ARRAYS = frozenset({"empty", "zeros", "ones", "full", "array", "asarray", "empty_like", "zeros_like",
@@ -24,6 +25,25 @@ def builds_fixed_size(value: cst.BaseExpression) -> bool:
     name = ex.callee(value) if isinstance(value, cst.Call) else None
     return isinstance(value, (cst.List, cst.ListComp)) or name == "list" or (
         bool(name) and name.split(".")[0] in ("np", "numpy") and ex.last_part(name) in NUMPY_ARRAYS)
+
+
+def declared_list(cls: cst.ClassDef, attr: str) -> bool:
+    """``heads: list[torch.Tensor] | None`` in the class body: whatever ``self.heads`` is set from, it is a list."""
+    return any(isinstance(stmt, cst.AnnAssign) and isinstance(stmt.target, cst.Name) and stmt.target.value == attr
+               and list_annotation(stmt.annotation.annotation)
+               for line in cls.body.body if isinstance(line, cst.SimpleStatementLine) for stmt in line.body)
+
+
+def stores_list(stmt: cst.CSTNode, value: cst.BaseExpression) -> bool:
+    """``self.X = [None] * n`` or ``self.X: list[Tensor] = heads``: the attribute is a list."""
+    return builds_fixed_size(value) or isinstance(stmt, cst.AnnAssign) and list_annotation(stmt.annotation.annotation)
+
+
+def trims_itself(value: cst.BaseExpression, target: str) -> bool:
+    """``self.ets = self.ets[-3:]``: a window of the last entries, which the appends cannot grow past."""
+    return isinstance(value, cst.Subscript) and ex.dotted(value.value) == target and len(value.slice) == 1 and \
+        isinstance(value.slice[0].slice, cst.Slice) and (
+            value.slice[0].slice.lower is not None or value.slice[0].slice.upper is not None)
 
 
 def number_literal(value: cst.BaseExpression) -> bool:
