@@ -355,7 +355,7 @@ class AccumulationRule(Checker):
             key = (method.cls.name, method.name)
             attached, folds = fed_params(c, method, self.evidence.get(key, ()), self.input_evidence.get(key, ()))
             source = self.walker.evaluator.returns.source(c.value.deps)
-            typed, why = caller_tensors(method, c.value.deps & graph - attached, folds)
+            typed, why = caller_tensors(c, method, c.value.deps & graph - attached, folds)
             by_signature = bool(typed) and not (source or c.value.attached or c.value.deps & attached)
             if source or by_signature:
                 c.why = source or why

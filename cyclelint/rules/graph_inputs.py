@@ -51,12 +51,16 @@ def fed_params(c: Candidate, method: Function, fed, fed_inputs) -> tuple[set[str
     return attached, folds
 
 
-def caller_tensors(method: Function, params: set[str], folds: bool) -> tuple[set[str], str | None]:
+def caller_tensors(c: Candidate, method: Function, params: set[str], folds: bool) -> tuple[set[str], str | None]:
     """Of ``params`` (those the stored value depends on), the ones a public method annotates as tensors when
-    the store folds them into state kept across calls, and why the value is then graph-attached."""
+    the store folds them into state kept across calls, and why the value is then graph-attached. A parameter
+    (``nn.Parameter``) kept as it is (``self.tracked.append(parameter)``) is a leaf: it has no graph to keep,
+    while one added up (``self.total += parameter``) starts one."""
     if method.name.startswith("_") or not folds:
         return set(), None
-    typed = {p: annotation_names(annotation_of(p, method), GRAD_TENSOR_TYPES) for p in sorted(params)}
+    leaf = c.code == "CYC302" and isinstance(c.expr, cst.Name)
+    types = GRAD_TENSOR_TYPES - {"Parameter"} if leaf else GRAD_TENSOR_TYPES
+    typed = {p: annotation_names(annotation_of(p, method), types) for p in sorted(params)}
     typed = {p: words for p, words in typed.items() if words}
     if not typed:
         return set(), None
