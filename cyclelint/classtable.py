@@ -6,14 +6,16 @@ import ast
 
 from .ast_reading import held_paths
 from .astutil import attribute_stores, class_defs, class_functions, dotted, last, statements, stores
-from .grad_wrappers import grad_off_methods, no_grad_defs
+from .grad_wrappers import grad_off_methods, library_grad_off, no_grad_defs
+from .project.imports import Imported
 from .project.records import MethodKeeps
 from .vocabulary import CACHES, binds_instance, constructed_class, is_module_class, method_kind, object_class
 
 
-def class_summaries(tree: ast.Module, grad_wrappers: bool = True) -> dict:
+def class_summaries(tree: ast.Module, grad_wrappers: bool = True, imports: dict[str, Imported] | None = None) -> dict:
     """Per class: the ``__init__`` parameters and which of them ``__init__`` stores on ``self``;
-    ``grad_wrappers``: whether the file may wrap methods with grad off (:func:`may_turn_grad_off`)."""
+    ``grad_wrappers``: whether the file may wrap methods with grad off (:func:`may_turn_grad_off`); ``imports``:
+    the file's, when it may name a library base that does (:func:`grad_wrappers.library_imports`)."""
     out: dict[str, dict] = {}
     module_classes: set[str] = set()
     file_classes = _file_classes(tree)
@@ -45,7 +47,7 @@ def class_summaries(tree: ast.Module, grad_wrappers: bool = True) -> dict:
         out[node.name] = {"params": params, "kept": sorted(kept), "bases": bases, "is_module": is_module,
                           "has_init": bool(inits) or generated is not None, "grad_off": grad_off_methods(node) if grad_wrappers else [],
                           "no_grad_defs": no_grad_defs(node) if grad_wrappers else [], "methods": methods,
-                          "keeps": keeps}
+                          "keeps": keeps, "library_grad_off": library_grad_off(node, imports) if imports is not None else {}}
     return out
 
 

@@ -14,7 +14,13 @@ from .classtable import cache_factories, class_methods, class_summaries, generat
 from .documents import NotebookError, open_document
 from .files import read_source, unreadable
 from .findings import RULES, FileWarning, Finding
-from .grad_wrappers import grad_off_by_class, grad_off_decorators, may_turn_grad_off
+from .grad_wrappers import (
+    grad_off_by_class,
+    grad_off_decorators,
+    library_grad_off_by_class,
+    library_imports,
+    may_turn_grad_off,
+)
 from .noqa import SKIP_FILE, noqa_codes, suppressed, unknown_codes
 from .parsing import AstError, libcst_may_try, libcst_syntax_message, parse_ast, parse_cst
 from .prefilter import scan_file
@@ -87,7 +93,8 @@ def lint_source(source: bytes | str, path: str, enabled: frozenset[str], apply_n
             except Exception:  # the pre-filter is only a shortcut: a bug in it costs speed, never the file
                 found = True
             if not found:
-                result.classes = {name: ClassSummary(**c) for name, c in class_summaries(tree, may_turn_grad_off(raw)).items()}
+                result.classes = {name: ClassSummary(**c) for name, c in class_summaries(
+                    tree, may_turn_grad_off(raw), library_imports(tree, raw)).items()}
                 result.cache_factories = cache_factories(tree, raw)
                 result.grad_off_decorators = grad_off_decorators(tree) if may_turn_grad_off(raw) else []
                 result.may_feed = sorted(verdict.may_feed)
@@ -166,11 +173,12 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
     walker.run(module)
     grad_off = grad_off_by_class(tree) if may_wrap else {}
     methods = class_methods(tree) if tree is not None else {}
+    library = library_grad_off_by_class(tree, library_imports(tree, text)) if tree is not None else {}
     for name, info in facts.classes.items():
         result.classes[name] = ClassSummary(
             info.init_params, sorted(info.kept_params), info.bases, info.is_module,
             "__init__" in info.methods or name in facts.generated_inits,
-            *grad_off.get(name, ([], [])), *methods.get(name, ([], {})),
+            *grad_off.get(name, ([], [])), *methods.get(name, ([], {})), library_grad_off=library.get(name, {}),
         )
     result.evidence, result.input_evidence = facts.evidence, facts.input_evidence
     # what its functions return, for callers elsewhere; its methods' too where a value kept here asks another file

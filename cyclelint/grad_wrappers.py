@@ -5,15 +5,21 @@ A framework base class may rebind a method on every instance to a wrapper that c
 ``torch.no_grad()`` (torchmetrics' ``Metric.__init__`` does ``self.update = self._wrap_update(self.update)``,
 and ``_wrap_update`` runs it in ``with torch.set_grad_enabled(self._enable_grad)``, a flag ``__init__``
 sets to False). State a subclass grows in that method then holds no graph, whatever its callers pass.
+When the tree does not hold that base (a user's metric deriving from an installed torchmetrics), what the
+library is known to wrap stands in for reading it (:data:`LIBRARY_GRAD_OFF`).
 """
 from __future__ import annotations
 
 import ast
 
 from .astutil import class_defs, dotted, statements
+from .project.imports import Imported, from_imports
 from .vocabulary import NO_GRAD_CONTEXTS
 
 GRAD_OFF_WORDS = (*sorted(NO_GRAD_CONTEXTS), "set_grad_enabled")
+# (top-level package, class) -> the methods that class runs with grad off for every subclass: torchmetrics' Metric
+# wraps ``update`` as above since 0.7.3 (the release that fixed the leak of 0.7.2's MeanMetric)
+LIBRARY_GRAD_OFF = {("torchmetrics", "Metric"): ("update",)}
 
 
 def may_turn_grad_off(text: str | bytes) -> bool:
@@ -81,6 +87,34 @@ def _applies_grad_off(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
 def _alternatives(expr: ast.expr) -> list[ast.expr]:
     """``a if c else b``: either may be what is called."""
     return _alternatives(expr.body) + _alternatives(expr.orelse) if isinstance(expr, ast.IfExp) else [expr]
+
+
+def library_grad_off(node: ast.ClassDef, imports: dict[str, Imported]) -> dict[str, list[str]]:
+    """Base (as the class names it) -> the methods :data:`LIBRARY_GRAD_OFF` says it runs with grad off, for the
+    bases ``from torchmetrics import Metric`` (or ``torchmetrics.Metric``) names. The project drops those of a
+    base the tree defines: then it reads the wrapper itself."""
+    out = {}
+    for base in node.bases:
+        path = dotted(base) or ""
+        head, _, rest = path.partition(".")
+        level, module, name = imports.get(head, (0, "", head))
+        origin = ".".join(part for part in (module, name, rest) if part)
+        methods = LIBRARY_GRAD_OFF.get((origin.split(".")[0], origin.rsplit(".", 1)[-1])) if level == 0 else None
+        if methods:
+            out[path] = list(methods)
+    return out
+
+
+def library_imports(tree: ast.Module, text: str | bytes) -> dict[str, Imported] | None:
+    """The file's ``from`` imports when it may name a base of :data:`LIBRARY_GRAD_OFF`, else None."""
+    words = {package for package, _ in LIBRARY_GRAD_OFF}
+    return from_imports(tree) if any((w if isinstance(text, str) else w.encode()) in text for w in words) else None
+
+
+def library_grad_off_by_class(tree: ast.Module, imports: dict[str, Imported] | None) -> dict[str, dict[str, list[str]]]:
+    """:func:`library_grad_off` of every class of the module that has some."""
+    found = ((node.name, library_grad_off(node, imports)) for node in class_defs(tree)) if imports is not None else ()
+    return {name: bases for name, bases in found if bases}
 
 
 def grad_off_by_class(tree: ast.Module) -> dict[str, tuple[list[str], list[str]]]:

@@ -41,6 +41,8 @@ class ClassSummary:
     methods: list[str] = field(default_factory=list)  # the methods it defines, ``__init__`` aside
     keeps: dict[str, MethodKeeps] = field(default_factory=dict)  # those that store an argument on the instance
     grows: dict[str, StateGrowth] = field(default_factory=dict)  # those that grow instance state from arguments
+    # base -> the methods it runs with grad off, known of a library (grad_wrappers.LIBRARY_GRAD_OFF)
+    library_grad_off: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass(kw_only=True)

@@ -103,8 +103,9 @@ def _resolve_states(results: list[FileResult]) -> None:
     for res in results:
         for st in res.states:
             chain = _with_bases(st.cls, res.path, files, homes)
-            if any(st.method in files[home].classes[name].grad_off for home, name in chain):
-                continue  # the method always runs under the class's own no_grad wrapper
+            if any(st.method in files[home].classes[name].grad_off for home, name in chain) or _library_grad_off(
+                    st.method, chain, files, homes):
+                continue  # the method always runs under the class's own no_grad wrapper, or a library base's
             if grad_off_decorators.intersection(st.decorators):
                 continue  # decorated with a function of the project that runs it under no_grad/inference_mode
             if st.by_signature and _unread_bases(chain, files, homes):
@@ -184,6 +185,14 @@ def _resolve_caches(results: list[FileResult]) -> None:
                 message = message.replace("{why}", f"an nn.Module through {base}")
             res.findings.append(Finding(res.path, c.line, c.column, c.end_line, c.end_column, "CYC402", message))
         res.caches = []
+
+
+def _library_grad_off(method: str, chain: set[tuple[str, str]], files: dict[str, FileResult],
+                      homes: dict[str, list[str]]) -> bool:
+    """A class of ``chain`` derives from a library class known to run ``method`` with grad off, which the tree does
+    not define (linting torchmetrics itself, its own ``Metric`` is read instead)."""
+    return any(method in methods and (last := base.rsplit(".", 1)[-1]) not in files[home].classes and last not in homes
+               for home, name in chain for base, methods in files[home].classes[name].library_grad_off.items())
 
 
 def _unread_bases(chain: set[tuple[str, str]], files: dict[str, FileResult], homes: dict[str, list[str]]) -> bool:
