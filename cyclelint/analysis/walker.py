@@ -17,6 +17,7 @@ from .cst_reading import CST
 from .definitions import class_of, function_of
 from .fills import Fills, filled, fills_of, joined
 from .loops import LoopKinds, len_capped
+from .own_steps import GRADIENT_CALLS, steps_training
 from .scopes import Binding, FileFacts, Function, Loop, Store
 from .tensors import SAFE, Evaluator, Value, grad_context, join_branches
 
@@ -168,7 +169,7 @@ class Walker:
         fn = self.fn
         name = ex.method_name(call)
         full = ex.callee(call) or ""
-        if name in STEP_METHODS or full.endswith(("autograd.backward", "autograd.grad")):
+        if (name in STEP_METHODS or full.endswith(GRADIENT_CALLS)) and steps_training(call, fn):
             for loop in fn.loops:
                 loop.has_step, loop.updates = True, loop.updates or name in ("step", "zero_grad")
             if name != "step" and name != "zero_grad":
