@@ -1,10 +1,9 @@
 """Cheap local inference of which values are graph-attached tensors (shared by CYC3xx).
 
-A value is *attached* when it may carry autograd history: the output of a model
-or loss call, arithmetic on attached values, torch functions and tensor methods
-applied to them. ``.item()``, ``.tolist()``, ``float()``, ``.detach()`` and
-``no_grad`` regions make a value safe; ``.cpu()``, ``.clone()``, ``.to()``,
-indexing and packing into tuples or dicts do not.
+A value is *attached* when it may carry autograd history: the output of a model or loss call, arithmetic on
+attached values, torch functions and tensor methods applied to them. ``.item()``, ``.tolist()``, ``float()``,
+``.detach()`` and ``no_grad`` regions make a value safe; ``.cpu()``, ``.clone()``, ``.to()``, indexing and packing
+into tuples or dicts do not.
 """
 from __future__ import annotations
 
@@ -275,8 +274,9 @@ class Evaluator:
                 # x.mean(0) on a parameter: attached if the caller's x turns out to be
                 return Value(deps=recv.deps if grad else frozenset())
         typed = self._called_object(call.func, fn)
-        if typed is None and self._is_model_callee(call.func, fn, last):
-            return Value(attached=grad, tensor=True)
+        if typed is None and self._is_model_callee(call.func, fn, last):  # an object of a known class: its __call__
+            kind = self.value(call.func, fn).cls if isinstance(call.func, cst.Attribute) else None  # may be no_grad
+            return Value(attached=grad, tensor=True, via=frozenset({f"{kind}.__call__"} if kind else ()))
         key = typed or self._own_callee(call.func, fn)
         if key and self.returns.returns_graph(key):
             return Value(attached=grad, tensor=True)
