@@ -43,11 +43,11 @@ def class_summaries(tree: ast.Module, grad_wrappers: bool = True, imports: dict[
         generated = None if inits else generated_init(node)
         if generated is not None:
             params, kept = generated[0], set(generated[1])
-        methods, keeps = method_summaries(node, file_classes)
+        methods, keeps, weak = method_summaries(node, file_classes)
         out[node.name] = {"params": params, "kept": sorted(kept), "bases": bases, "is_module": is_module,
                           "has_init": bool(inits) or generated is not None, "grad_off": grad_off_methods(node) if grad_wrappers else [],
                           "no_grad_defs": no_grad_defs(node) if grad_wrappers else [], "methods": methods,
-                          "keeps": keeps, "library_grad_off": library_grad_off(node, imports) if imports is not None else {}}
+                          "keeps": keeps, "weak_slots": weak, "library_grad_off": library_grad_off(node, imports) if imports is not None else {}}
     return out
 
 
@@ -88,7 +88,7 @@ def _sets_init_false(node: ast.AST | None) -> bool:
         k.arg == "init" and isinstance(k.value, ast.Constant) and k.value.value is False for k in node.keywords)
 
 
-def class_methods(tree: ast.Module) -> dict[str, tuple[list[str], dict[str, MethodKeeps]]]:
+def class_methods(tree: ast.Module) -> dict[str, tuple[list[str], dict[str, MethodKeeps], list[str]]]:
     """:func:`method_summaries` of every class of the module (for files the full analysis reads)."""
     file_classes = _file_classes(tree)
     return {node.name: method_summaries(node, file_classes) for node in class_defs(tree)}
@@ -100,10 +100,11 @@ def _file_classes(tree: ast.Module) -> dict[str, list[str]]:
 
 
 def method_summaries(cls: ast.ClassDef, file_classes: dict[str, list[str]] | None = None,
-                     ) -> tuple[list[str], dict[str, MethodKeeps]]:
+                     ) -> tuple[list[str], dict[str, MethodKeeps], list[str]]:
     """The class's methods other than ``__init__`` (static and class methods, properties aside), and
     those that store an argument on the instance: as an attribute, in a container it holds, or through
-    a property whose setter keeps what it is given (a setter that keeps ``weakref.ref(value)`` does not)."""
+    a property whose setter keeps what it is given (a setter that keeps ``weakref.ref(value)`` does not);
+    and the attributes that ``obj.X = value`` sets without keeping ``value`` (:func:`weak_slots`)."""
     functions = class_functions(cls.body)
     decorators = {id(f): {last(d.func if isinstance(d, ast.Call) else d) for d in f.decorator_list} for f in functions}
     kinds = {id(f): method_kind(f.name, decorators[id(f)]) for f in functions}
@@ -121,7 +122,26 @@ def method_summaries(cls: ast.ClassDef, file_classes: dict[str, list[str]] | Non
         if kept:
             params = _params(f)[1:]
             keeps[f.name] = MethodKeeps(params, [p for p in params if p in kept])
-    return list(dict.fromkeys(methods)), keeps
+    return list(dict.fromkeys(methods)), keeps, weak_slots(functions, setters)
+
+
+def weak_slots(functions: list[ast.FunctionDef | ast.AsyncFunctionDef], setters: dict[str, set[str]]) -> list[str]:
+    """The attributes ``obj.X = value`` sets without keeping ``value`` on the instance: a property setter that
+    keeps nothing of it (``self._ref = weakref.ref(value)``), or a branch of ``__setattr__`` for that name that
+    does not (``elif key == "_parent": self.__dict__[key] = weakref.ref(value)``, torch_geometric's storages)."""
+    found = {name for name, kept in setters.items() if not kept}
+    for f in functions:
+        names = _params(f)
+        if f.name != "__setattr__" or len(names) != 3:
+            continue
+        for node in ast.walk(f):
+            test = node.test if isinstance(node, ast.If) else None
+            if (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == names[1]
+                    and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)
+                    and isinstance(test.comparators[0], ast.Constant) and isinstance(test.comparators[0].value, str)
+                    and names[2] not in _kept_in(node.body, names[0], {names[2]})):
+                found.add(test.comparators[0].value)
+    return sorted(found)
 
 
 class _ObjectAttributes:
@@ -152,11 +172,14 @@ def _kept_arguments(f: ast.FunctionDef | ast.AsyncFunctionDef, not_kept: set[str
     """The parameters of method ``f`` it stores on its instance; a store to an attribute in ``not_kept``
     (a property whose setter keeps nothing) keeps nothing, nor does a call of an object's method (``objects``)."""
     names = _params(f)
-    if len(names) < 2:
-        return set()
-    this, params = names[0], set(names[1:])
+    return _kept_in(f.body, names[0], set(names[1:]), not_kept, objects) if len(names) >= 2 else set()
+
+
+def _kept_in(body: list[ast.stmt], this: str, params: set[str], not_kept: set[str] = frozenset(),
+             objects: _ObjectAttributes | None = None) -> set[str]:
+    """Of ``params``, those the statements ``body`` store on the instance ``this`` (see :func:`_kept_arguments`)."""
     kept: set[str] = set()
-    for stmt in statements(f.body, into_defs=False):
+    for stmt in statements(body, into_defs=False):
         if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
             calls = [stmt.value]  # self.items.append(arg), setattr(self, "x", arg)
             if objects is not None and isinstance(stmt.value.func, ast.Attribute) and dotted(

@@ -28,6 +28,7 @@ from .project.imports import kept_imports
 from .project.records import (
     ClassSummary,
     FileResult,
+    PendingBackPointer,
     PendingCtor,
     PendingDispatch,
     PendingGraph,
@@ -175,10 +176,11 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
     methods = class_methods(tree) if tree is not None else {}
     library = library_grad_off_by_class(tree, library_imports(tree, text)) if tree is not None else {}
     for name, info in facts.classes.items():
+        listed, keeps, weak = methods.get(name, ([], {}, []))
         result.classes[name] = ClassSummary(
             info.init_params, sorted(info.kept_params), info.bases, info.is_module,
-            "__init__" in info.methods or name in facts.generated_inits,
-            *grad_off.get(name, ([], [])), *methods.get(name, ([], {})), library_grad_off=library.get(name, {}),
+            "__init__" in info.methods or name in facts.generated_inits, *grad_off.get(name, ([], [])),
+            methods=listed, keeps=keeps, weak_slots=weak, library_grad_off=library.get(name, {}),
         )
     result.evidence, result.input_evidence = facts.evidence, facts.input_evidence
     # what its functions return, for callers elsewhere; its methods' too where a value kept here asks another file
@@ -219,8 +221,8 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
         if isinstance(placed, PendingCtor):  # its noqa is judged with the code it resolves to
             result.ctors.append(replace(placed, noqa=noqa_at(line)))
         elif not suppressed(record.code, noqa_at(line)):
-            kept = {PendingState: result.states, PendingDispatch: result.dispatches,
-                    PendingGraph: result.graphs}.get(type(placed), result.caches)
+            kept = {PendingState: result.states, PendingDispatch: result.dispatches, PendingGraph: result.graphs,
+                    PendingBackPointer: result.back_pointers}.get(type(placed), result.caches)
             kept.append(placed)
     for st in result.states:  # what a subclass's override does with what its base class hands it
         if st.deps and st.cls in result.classes:

@@ -31,13 +31,13 @@ def summary(body: str):
     ("def add(self, item):\n    def later():\n        self.item = item\n    return later", []),
 ])
 def test_what_a_method_keeps(source, kept):
-    methods, keeps = summary("class C:\n" + textwrap.indent(source, "    "))
+    methods, keeps, _ = summary("class C:\n" + textwrap.indent(source, "    "))
     assert methods == ["add"]
     assert (keeps["add"].kept if "add" in keeps else []) == kept
 
 
 def test_static_and_class_methods_and_properties_are_no_methods_of_an_instance():
-    methods, keeps = summary("""\
+    methods, keeps, _ = summary("""\
         class C:
             def __init__(self, x):
                 self.x = x
@@ -66,7 +66,7 @@ def test_static_and_class_methods_and_properties_are_no_methods_of_an_instance()
     ("self._refs = values", ["item"]),
 ])
 def test_a_store_through_a_property_keeps_what_its_setter_keeps(setter, kept):
-    _, keeps = summary(f"""\
+    _, keeps, _ = summary(f"""\
         class C:
             def add(self, item):
                 self.refs += [item]

@@ -41,6 +41,7 @@ class ClassSummary:
     methods: list[str] = field(default_factory=list)  # the methods it defines, ``__init__`` aside
     keeps: dict[str, MethodKeeps] = field(default_factory=dict)  # those that store an argument on the instance
     grows: dict[str, StateGrowth] = field(default_factory=dict)  # those that grow instance state from arguments
+    weak_slots: list[str] = field(default_factory=list)  # attributes ``obj.X = v`` sets keeping nothing of v
     # base -> the methods it runs with grad off, known of a library (grad_wrappers.LIBRARY_GRAD_OFF)
     library_grad_off: dict[str, list[str]] = field(default_factory=dict)
 
@@ -134,6 +135,18 @@ class PendingGraph(Placed):
 
 
 @dataclass
+class PendingBackPointer(Placed):
+    """``owner.attr = obj`` giving an object the instance reaches a strong reference back to it: a CYC202 unless
+    a class of the project sets ``attr`` keeping nothing of what it is given (classtable.weak_slots: a property
+    setter that keeps ``weakref.ref(value)``, torchrl's ``WeightSyncScheme.context``; a ``__setattr__`` branch,
+    torch_geometric's storages). The owner's class is rarely known where the store is, so the name decides."""
+
+    code: ClassVar[str] = "CYC202"
+    attr: str
+    message: str
+
+
+@dataclass
 class FileResult:
     path: str
     findings: list[Finding] = field(default_factory=list)
@@ -155,6 +168,7 @@ class FileResult:
     caches: list[PendingCache] = field(default_factory=list)
     dispatches: list[PendingDispatch] = field(default_factory=list)
     graphs: list[PendingGraph] = field(default_factory=list)
+    back_pointers: list[PendingBackPointer] = field(default_factory=list)
     # what its functions return (methods too where ``graphs`` ask), once analysed in full; None: pre-filtered
     summaries: dict[str, Summary] | None = None
     imports: dict[str, tuple[int, str, str]] = field(default_factory=dict)  # name: (level, module, its name there)

@@ -21,6 +21,7 @@ def resolve_project(results: Iterable[FileResult]) -> None:
     _resolve_states(results)
     _resolve_dispatches(results)
     _resolve_caches(results)
+    _resolve_back_pointers(results)
     resolve_graphs(results)
     pending = [res for res in results if res.ctors]
     if not pending:
@@ -153,6 +154,17 @@ def _resolve_dispatches(results: list[FileResult]) -> None:
                 res.findings.append(Finding(res.path, call.line, call.column, call.end_line, call.end_column,
                                             call.code, call.message.replace("{override}", found[0] + more + ")")))
         res.dispatches = []
+
+
+def _resolve_back_pointers(results: list[FileResult]) -> None:
+    """CYC202 for ``owner.attr = obj``, unless some class of the project sets ``attr`` keeping nothing of it."""
+    if not any(res.back_pointers for res in results):
+        return
+    weak = {attr for res in results for summary in res.classes.values() for attr in summary.weak_slots}
+    for res in results:
+        res.findings += [Finding(res.path, bp.line, bp.column, bp.end_line, bp.end_column, bp.code, bp.message)
+                         for bp in res.back_pointers if bp.attr not in weak]
+        res.back_pointers = []
 
 
 def _defined_without_grad(source: str, seen_from: str, files: dict[str, FileResult],

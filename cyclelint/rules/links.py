@@ -17,7 +17,7 @@ from ..analysis.held import held_paths
 from ..analysis.scopes import ClassInfo, Function
 from ..analysis.weak import is_weak
 from ..astutil import reaches
-from ..project.records import PendingCtor
+from ..project.records import PendingBackPointer, PendingCtor
 from ..vocabulary import CLEAR_METHODS, MODULE_ITERS, VIEW_METHODS, ZERO_COPY
 from .base import Checker
 
@@ -298,7 +298,7 @@ class LinkRule(Checker):
             where = (ln.target or ln.owner).replace("[]", "")
             self.report(ln.stmt, "CYC203", MSG_SELF.format(obj=ln.value, where="attribute or container " + where))
         else:
-            self.report(ln.stmt, "CYC202", self._back_msg(ln.owner, ln.value, fn))
+            self._back(ln, fn)
 
     def _pair(self, first: Link, second: Link, fn: Function, done: set[int]) -> None:
         inst = fn.instance
@@ -308,16 +308,20 @@ class LinkRule(Checker):
             return
         done.add(id(at.stmt))
         if back is not None:
-            self.report(at.stmt, "CYC202", self._back_msg(back.owner, back.value, fn))
+            self._back(back, fn)
         else:
             self.report(at.stmt, "CYC201", MSG_MUTUAL.format(a=second.owner.split(".")[0], b=first.owner.split(".")[0]))
 
-    def _back_msg(self, owner: str, obj: str, fn: Function) -> str:
-        msg = MSG_BACK.format(owner=owner, obj=obj)
+    def _back(self, ln: Link, fn: Function) -> None:
+        """CYC202 at ``ln``; ``owner.attr = obj`` waits for the project, which may know a setter that keeps it weakly."""
+        msg = MSG_BACK.format(owner=ln.owner, obj=ln.value)
         method = fn.enclosing_method()
-        if obj == fn.instance and owner.startswith(obj + ".") and method and method.cls and method.cls.is_module:
-            msg += MSG_MODULE.format(obj=obj)
-        return msg
+        if ln.value == fn.instance and ln.owner.startswith(ln.value + ".") and method and method.cls and method.cls.is_module:
+            msg += MSG_MODULE.format(obj=ln.value)
+        if ln.kind == "attr" and ln.target:
+            self.hand_on(ln.stmt, PendingBackPointer(attr=ln.target.rpartition(".")[2], message=msg))
+        else:
+            self.report(ln.stmt, "CYC202", msg)
 
 
 def _closure(names: set[str], views: dict[str, set[str]]) -> set[str]:
