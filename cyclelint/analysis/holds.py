@@ -150,6 +150,8 @@ def variable_holds(name: str, fn: Function, module_classes: set[str]) -> str | N
     if is_class_annotation(ann):
         return None
     why = annotation_holds(ann, module_classes)
+    if not why and plain_annotation(ann):
+        return None  # ``model_family_keywords: list[str] | None``: the annotation says more than the name
     if why or name in scope.params or (val is not None and val.deps):
         return why or name_holds(name)
     # a local bound to a display or a plain value: an empty list is filled later, so only a name that
