@@ -40,7 +40,8 @@ def note_attr_store(store: Store, fn: Function, value_of: Callable[[cst.BaseExpr
         integer = dtype is not None and ex.last_part(ex.dotted(dtype) or "") in INTEGER_DTYPES
         cls.tensor_dtypes.setdefault(attr, set()).add(integer)
     if method.name == "__init__" and fn is method:
-        cls.kept_params.update(held_names(store.value) & set(fn.params[1:]))
+        for param in sorted(held_names(store.value) & set(fn.params[1:])):
+            cls.kept_params.setdefault(param, attr)
     if ex.is_none(store.value):
         note_release(attr, fn)
 

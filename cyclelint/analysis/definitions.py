@@ -52,7 +52,7 @@ def class_of(node: cst.ClassDef, facts: FileFacts) -> ClassInfo:
     bases = [ex.dotted(b.value) or "" for b in node.bases]
     info = ClassInfo(node, node.name.value, bases, is_module_class(bases, facts.module_classes))
     if (generated := facts.generated_inits.get(info.name)) is not None:  # a dataclass keeps its fields
-        info.init_params, info.kept_params = list(generated[0]), set(generated[1])
+        info.init_params, info.kept_params = list(generated[0]), {field: field for field in generated[1]}
     if info.is_module:
         facts.module_classes.add(info.name)
     facts.classes[info.name] = info

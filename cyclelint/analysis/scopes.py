@@ -50,7 +50,7 @@ class ClassInfo:
     tensor_dtypes: dict[str, set[bool]] = field(default_factory=dict)
     class_attrs: dict[str, cst.BaseExpression] = field(default_factory=dict)
     init_params: list[str] = field(default_factory=list)
-    kept_params: set[str] = field(default_factory=set)  # __init__ params stored on self
+    kept_params: dict[str, str] = field(default_factory=dict)  # __init__ params stored on self -> the attribute
     removed_attrs: set[str] = field(default_factory=set)  # handles .remove()d somewhere
     # X of self.X, or a keyed item of a container it does not bind -> the methods but __init__ that drop it
     released: dict[str, set[str]] = field(default_factory=dict)

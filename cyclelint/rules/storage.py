@@ -2,6 +2,8 @@
 recursive closures, global registries of instances, classes made per call."""
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import libcst as cst
 
 from ..analysis import exprs as ex
@@ -13,27 +15,26 @@ from ..analysis.weak import is_weak
 from ..project.records import PendingCache
 from ..vocabulary import CACHES, FRAME_CALLS, KNOWN_DECORATORS, name_holds, torch_rooted
 from .base import Checker
+from .storage_text import (
+    MSG_ATEXIT,
+    MSG_CACHE,
+    MSG_CACHE_ARG,
+    MSG_CLASS,
+    MSG_EXC,
+    MSG_FRAME,
+    MSG_NEW_EXC,
+    MSG_RECURSIVE,
+    MSG_REGISTRY,
+)
 
-MSG_EXC = ("{what} kept in {where}: its traceback holds this frame and every local in it (tensors included) in a "
-           "cycle; keep str(e) or traceback.format_exception(e) instead, or del it when done")
-MSG_FRAME = ("{what} kept in {where}: a frame holds every local (tensors included) and sits in a cycle; keep the "
-             "fields you need (f_code.co_name, f_lineno) or del it in a finally block")
-MSG_NEW_EXC = ("exception bound to local {name} and raised from this frame: its traceback holds the frame, which "
-               "holds {name} — a cycle; raise the exception directly (raise Error(...) from e)")
-MSG_CACHE = ("{deco} on method {name} caches every instance it is called with ({why}) forever; "
-             "cache a module-level function of the arguments, or keep a per-instance dict")
-MSG_CACHE_ARG = ("functools.{deco} on {name} keeps every {param} it is called with ({why}) in a process-wide cache; "
-                 "cache on small keys (names, shapes) instead, or keep the cache on the object")
-MSG_RECURSIVE = ("nested function {name} refers to itself and captures {what}: function -> closure cell -> function "
-                 "is a cycle, so what it captures waits for the collector; make it a module-level function and pass "
-                 "what it needs")
-MSG_REGISTRY = ("{obj} is registered in {where}, which lives as long as the program: it is never freed, not even "
-                "by the collector; use weakref.WeakSet/WeakValueDictionary/WeakKeyDictionary or unregister it")
-MSG_ATEXIT = ("atexit.register({what}) on every call of {fn}: the process-wide atexit list keeps {held} until the "
-              "interpreter exits, one more entry per call; atexit.unregister it when done, or register once and "
-              "track the live objects in a weakref.WeakSet")
-MSG_CLASS = ("class {name} is created anew on every call of {fn}: a class always sits in a cycle and keeps what its "
-             "methods close over until the collector runs; define it at module level")
+
+class Kept(NamedTuple):
+    """What a value keeps of an exception or a frame: ``kind`` is "exception" or "frame"; ``slot``, where in a
+    class of this file its constructor keeps it (``Future(e)`` storing ``self._exc``)."""
+
+    kind: str
+    what: str
+    slot: tuple[str, str] | None = None
 
 
 class StorageRule(Checker):
@@ -62,31 +63,31 @@ class StorageRule(Checker):
         self.unregistered: set[str] = set()
         self.registered: list[tuple] = []  # (store, fn, message): CYC404 unless a teardown of the class drops it
 
-    def _kept(self, expr: cst.BaseExpression, fn: Function) -> tuple[str, str] | None:
-        """("exception"|"frame", description) when ``expr`` holds an exception, traceback or frame."""
+    def _kept(self, expr: cst.BaseExpression, fn: Function) -> Kept | None:
+        """What ``expr`` keeps of an exception, traceback or frame, if anything."""
         stack = [expr]
         while stack:
             cur = stack.pop()
             if isinstance(cur, cst.Name) and cur.value in fn.handlers and not self._rebound(cur.value, fn):
-                return "exception", f"exception {cur.value}"
+                return Kept("exception", f"exception {cur.value}")
             if isinstance(cur, cst.Attribute) and cur.attr.value in ("__traceback__", "tb_frame", "f_back"):
                 if cur.attr.value == "__traceback__":
-                    return "exception", "traceback " + (ex.dotted(cur) or "")
+                    return Kept("exception", "traceback " + (ex.dotted(cur) or ""))
             elif isinstance(cur, cst.Call):
                 name = ex.callee(cur) or ""
                 last = ex.last_part(name)
                 if name.endswith("exc_info") and not cur.args:
-                    return "exception", "sys.exc_info()"
+                    return Kept("exception", "sys.exc_info()")
                 if last in FRAME_CALLS and name.split(".")[0] in ("inspect", "sys", last) and not _has_depth(cur) and not (
                         name == last and self._defined_here(last)):
-                    return "frame", name + "()"
+                    return Kept("frame", name + "()")
                 keeper = self._keeper(cur, fn)
                 if keeper:
-                    return "exception", keeper
+                    return keeper
             elif isinstance(cur, (cst.Tuple, cst.List, cst.Set, cst.Dict)):
                 stack.extend(e.value for e in cur.elements)
             elif isinstance(cur, cst.Subscript) and ex.dotted(cur.value) and ex.dotted(cur.value).endswith("exc_info"):
-                return "exception", "sys.exc_info()"
+                return Kept("exception", "sys.exc_info()")
         return None
 
     def _defined_here(self, name: str) -> bool:
@@ -98,7 +99,7 @@ class StorageRule(Checker):
         binding = fn.bindings.get(name)
         return binding is not None and self.rebound.get((id(fn), name)) == binding.index
 
-    def _keeper(self, call: cst.Call, fn: Function) -> str | None:
+    def _keeper(self, call: cst.Call, fn: Function) -> Kept | None:
         """``Missing(e)``: a class of this file whose ``__init__`` stores the caught exception on self."""
         cls = self.walker.facts.classes.get(ex.last_part(ex.callee(call)))
         if cls is None or not cls.kept_params:
@@ -107,10 +108,12 @@ class StorageRule(Checker):
             param = a.keyword.value if a.keyword else cls.init_params[i] if i < len(cls.init_params) else None
             if (param in cls.kept_params and isinstance(a.value, cst.Name) and a.value.value in fn.handlers
                     and not self._rebound(a.value.value, fn)):
-                return f"exception {a.value.value} (stored by {cls.name}.__init__ as self.{param})"
+                attr = cls.kept_params[param]
+                return Kept("exception", f"exception {a.value.value} (stored by {cls.name}.__init__ as self.{attr})",
+                            (f"class {cls.name}", attr))
         return None
 
-    def _say(self, stmt, kind: str, what: str, where: str) -> None:
+    def _say(self, stmt, kind: str, what: str, slot=None, *, where: str) -> None:
         self.report(stmt, "CYC401", (MSG_EXC if kind == "exception" else MSG_FRAME).format(what=what, where=where))
 
     # -- CYC401 ------------------------------------------------------------
@@ -167,8 +170,8 @@ class StorageRule(Checker):
                 self.returns[id(fn)] = f"{fn.name} returns tensors, each kept: {_short(node.value)}"
         if node.value is not None and fn.handlers:
             kept = self._kept(node.value, fn)
-            if kept is not None:
-                self._say(node, *kept, where="the caller (returned from an except block)")
+            if kept is not None:  # ``return Future(e)``: handed over when that class raises what it keeps
+                self.stored_errors.append((node, kept, "the caller (returned from an except block)", kept.slot, fn, None))
 
     def on_raise(self, node, fn):
         for raised in (node.exc, node.cause.item if node.cause is not None else None):
@@ -256,7 +259,7 @@ class StorageRule(Checker):
                     self.closures.append((parent, fn.node, parent.bindings.get(fn.name), f"{captured} ({why})"))
                     return
 
-    def _stored_error(self, stmt, kept: tuple[str, str], where: str, fn: Function, chained: str | None = None) -> None:
+    def _stored_error(self, stmt, kept: Kept, where: str, fn: Function, chained: str | None = None) -> None:
         self.stored_errors.append((stmt, kept, where, _slot(where, fn), fn, _slot(chained, fn) if chained else None))
 
     def _handed_over(self, slot: tuple, fn: Function) -> bool:
