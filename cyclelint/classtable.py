@@ -47,7 +47,8 @@ def class_summaries(tree: ast.Module, grad_wrappers: bool = True, imports: dict[
         out[node.name] = {"params": params, "kept": sorted(kept), "bases": bases, "is_module": is_module,
                           "has_init": bool(inits) or generated is not None, "grad_off": grad_off_methods(node) if grad_wrappers else [],
                           "no_grad_defs": no_grad_defs(node) if grad_wrappers else [], "methods": methods,
-                          "keeps": keeps, "weak_slots": weak, "library_grad_off": library_grad_off(node, imports) if imports is not None else {}}
+                          "keeps": keeps, "weak_slots": weak,
+                          "library_grad_off": library_grad_off(node, imports) if imports is not None else {}}
     return out
 
 

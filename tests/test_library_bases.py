@@ -56,7 +56,8 @@ def test_a_subclass_in_another_file(tmp_path):
     (tmp_path / "nlp.py").write_text("import torch\nfrom metrics import CrossEntropy\n\n\n"
                                      "class LanguageCrossEntropy(CrossEntropy):\n"
                                      "    def update(self, preds, target):\n"
-                                     "        self.sum_loss += torch.nn.functional.cross_entropy(self.head(preds), target)\n")
+                                     "        self.sum_loss += torch.nn.functional.cross_entropy(\n"
+                                     "            self.head(preds), target)\n")
     findings, errors = lint_paths([str(tmp_path)], jobs=1)
     assert errors == [] and findings == []
 

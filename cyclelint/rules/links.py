@@ -1,9 +1,8 @@
 """CYC2xx: objects that point at each other.
 
-Every store ``o.x = v`` / ``o[k] = v`` / ``o.items.append(v)`` of a local object
-``v`` is a *link* owner -> value. At the end of the function a link whose value
-reaches its own owner, or two links that reach each other, form a cycle unless
-one of them is broken again (``o.x = None``, ``del o.x``, ``o.items.clear()``).
+Every store ``o.x = v`` / ``o[k] = v`` / ``o.items.append(v)`` of a local object ``v`` is a *link* owner -> value.
+At the end of the function a link whose value reaches its own owner, or two links that reach each other, form a
+cycle unless one of them is broken again (``o.x = None``, ``del o.x``, ``o.items.clear()``).
 """
 from __future__ import annotations
 
@@ -313,10 +312,11 @@ class LinkRule(Checker):
             self.report(at.stmt, "CYC201", MSG_MUTUAL.format(a=second.owner.split(".")[0], b=first.owner.split(".")[0]))
 
     def _back(self, ln: Link, fn: Function) -> None:
-        """CYC202 at ``ln``; ``owner.attr = obj`` waits for the project, which may know a setter that keeps it weakly."""
+        """CYC202 at ``ln``; ``owner.attr = obj`` waits for the project, which may know a weak setter of attr."""
         msg = MSG_BACK.format(owner=ln.owner, obj=ln.value)
         method = fn.enclosing_method()
-        if ln.value == fn.instance and ln.owner.startswith(ln.value + ".") and method and method.cls and method.cls.is_module:
+        if ln.value == fn.instance and ln.owner.startswith(ln.value + ".") and method and method.cls and \
+                method.cls.is_module:
             msg += MSG_MODULE.format(obj=ln.value)
         if ln.kind == "attr" and ln.target:
             self.hand_on(ln.stmt, PendingBackPointer(attr=ln.target.rpartition(".")[2], message=msg))

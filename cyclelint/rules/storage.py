@@ -171,7 +171,8 @@ class StorageRule(Checker):
         if node.value is not None and fn.handlers:
             kept = self._kept(node.value, fn)
             if kept is not None:  # ``return Future(e)``: handed over when that class raises what it keeps
-                self.stored_errors.append((node, kept, "the caller (returned from an except block)", kept.slot, fn, None))
+                where = "the caller (returned from an except block)"
+                self.stored_errors.append((node, kept, where, kept.slot, fn, None))
 
     def on_raise(self, node, fn):
         for raised in (node.exc, node.cause.item if node.cause is not None else None):
