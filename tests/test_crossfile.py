@@ -115,6 +115,8 @@ GRAD_OFF_ELSEWHERE = {
     # sentence-transformers' ParallelSentencesDataset: ``teacher_model: SentenceTransformer`` kept on self, its
     # ``encode`` (defined in another file under inference_mode) fills a cache
     "annotated class": (TYPED, "_encoders.py", "teacher_cache", "            self.embedding_cache[key] = embedding"),
+    # lightning-bolts' REINFORCE: ``self.agent = PolicyAgent(net)``, whose ``__call__`` (another file) is no_grad
+    "called object": (TYPED, "_encoders.py", "agent_actions", "        self.actions.append(action)"),
 }
 
 
@@ -129,9 +131,12 @@ def test_grad_turned_off_in_another_file_is_known_across_files(tmp_path, cycleli
         (tmp_path / path.name).write_bytes(path.read_bytes())
     grown = {name: 1 + (tmp_path / name).read_text().splitlines().index(grown_line + mark)
              for name, mark in ((f"{stem}_clean.py", ""), (f"{stem}_leak.py", "  # expect: CYC305"))}
-    assert rows(cyclelint, tmp_path, *args) == [(f"./{stem}_leak.py", grown[f"{stem}_leak.py"], "CYC305")]
+    def twins():  # the folder's other twins are judged by their own cases
+        return [row for row in rows(cyclelint, tmp_path, *args) if row[0].startswith(f"./{stem}_")]
+
+    assert twins() == [(f"./{stem}_leak.py", grown[f"{stem}_leak.py"], "CYC305")]
     (tmp_path / teller).unlink()
-    assert rows(cyclelint, tmp_path, *args) == [(f"./{name}", line, "CYC305") for name, line in sorted(grown.items())]
+    assert twins() == [(f"./{name}", line, "CYC305") for name, line in sorted(grown.items())]
 
 
 @pytest.mark.parametrize(("annotation", "flagged"), [
