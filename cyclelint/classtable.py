@@ -176,7 +176,7 @@ def _kept_arguments(f: ast.FunctionDef | ast.AsyncFunctionDef, not_kept: set[str
     return _kept_in(f.body, names[0], set(names[1:]), not_kept, objects) if len(names) >= 2 else set()
 
 
-def _kept_in(body: list[ast.stmt], this: str, params: set[str], not_kept: set[str] = frozenset(),
+def _kept_in(body: list[ast.stmt], this: str, params: set[str], not_kept: set[str] | frozenset[str] = frozenset(),
              objects: _ObjectAttributes | None = None) -> set[str]:
     """Of ``params``, those the statements ``body`` store on the instance ``this`` (see :func:`_kept_arguments`)."""
     kept: set[str] = set()

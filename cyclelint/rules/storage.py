@@ -29,8 +29,7 @@ from .storage_text import (
 
 
 class Kept(NamedTuple):
-    """What a value keeps of an exception or a frame: ``kind`` is "exception" or "frame"; ``slot``, where in a
-    class of this file its constructor keeps it (``Future(e)`` storing ``self._exc``)."""
+    """What a value keeps of an exception or a frame; ``slot``: where a constructor keeps it (``Future(e)``)."""
 
     kind: str
     what: str
@@ -54,8 +53,7 @@ class StorageRule(Checker):
         self.returns: dict[int, str] = {}  # unbounded cached method -> the tensor it returns
         self.sized: dict[str, str] = {}  # class -> why its instances hold tensors or modules
         self.container_stores: list[tuple] = []  # (fn, local, its binding, stmt, kept, where) until fn ends
-        # (stmt, kept, where, slot, fn, the slot of the exception it is chained to) reported once the file is read
-        self.stored_errors: list[tuple] = []
+        self.stored_errors: list[tuple] = []  # (stmt, kept, where, slot, fn, slot chained to): judged at file end
         self.raised: set[tuple] = set()  # (slot, id of the raising function's node) of what the file raises
         self.bound_paths: dict[tuple[int, str], str] = {}  # local -> the slot it was read from (``e = self._error``)
         self.raised_locals: list[tuple] = []  # (stmt, local, slot it was read from): a call's result, raised
@@ -110,10 +108,10 @@ class StorageRule(Checker):
                     and not self._rebound(a.value.value, fn)):
                 attr = cls.kept_params[param]
                 return Kept("exception", f"exception {a.value.value} (stored by {cls.name}.__init__ as self.{attr})",
-                            (f"class {cls.name}", attr))
+                            (f"class {cls.name}", attr))  # as _slot names self.attr in its methods
         return None
 
-    def _say(self, stmt, kind: str, what: str, slot=None, *, where: str) -> None:
+    def _say(self, stmt, kind: str, what: str, where: str) -> None:
         self.report(stmt, "CYC401", (MSG_EXC if kind == "exception" else MSG_FRAME).format(what=what, where=where))
 
     # -- CYC401 ------------------------------------------------------------
@@ -148,9 +146,9 @@ class StorageRule(Checker):
             self.bound_paths[key] = path
         self.new_exc.pop(key, None)
         kept = self._kept(value, fn)
-        if kept is not None and (kept[0] == "frame" or fn.handlers or "exc_info" in kept[1]):
+        if kept is not None and (kept.kind == "frame" or fn.handlers or "exc_info" in kept.what):
             # every binding counts: ``err = e`` in two except blocks, either may be the one that stays
-            self.locals.setdefault(key, []).append((stmt, f"{kept[1]}|{kept[0]}"))
+            self.locals.setdefault(key, []).append((stmt, f"{kept.what}|{kept.kind}"))
             return
         self.locals.pop(key, None)
         if name in fn.handlers:
@@ -270,10 +268,10 @@ class StorageRule(Checker):
 
     def leave_file(self):
         for stmt, kept, where, slot, fn, chained in self.stored_errors:
-            if not (kept[0] == "exception" and (self._handed_over(slot, fn) or any(
+            if not (kept.kind == "exception" and (self._handed_over(slot, fn) or any(
                     raised == chained for raised, _ in self.raised))):
-                self._say(stmt, *kept, where=where)
-        handing = {slot for _, kept, _, slot, _, _ in self.stored_errors if kept[0] == "exception"}
+                self._say(stmt, kept.kind, kept.what, where=where)
+        handing = {slot for _, kept, _, slot, _, _ in self.stored_errors if kept.kind == "exception"}
         for stmt, name, slot in self.raised_locals:
             if slot is None or slot not in handing:
                 self.report(stmt, "CYC401", MSG_NEW_EXC.format(name=name))
