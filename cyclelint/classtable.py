@@ -7,9 +7,17 @@ import ast
 from .ast_reading import held_paths
 from .astutil import attribute_stores, class_defs, class_functions, dotted, last, statements, stores
 from .grad_wrappers import grad_off_methods, library_grad_off, no_grad_defs
-from .project.imports import Imported
+from .project.imports import Imported, import_origins
 from .project.records import MethodKeeps
-from .vocabulary import CACHES, binds_instance, constructed_class, is_module_class, method_kind, object_class
+from .vocabulary import (
+    CACHES,
+    binds_instance,
+    cache_decorator,
+    constructed_class,
+    is_module_class,
+    method_kind,
+    object_class,
+)
 
 
 def class_summaries(tree: ast.Module, grad_wrappers: bool = True, imports: dict[str, Imported] | None = None) -> dict:
@@ -207,11 +215,12 @@ def cache_factories(tree: ast.Module, text: str | bytes) -> list[str]:
     A file whose text names none of ``CACHES`` calls none (two thirds of transformers): not walked."""
     if not any((name if isinstance(text, str) else name.encode()) in text for name in CACHES):
         return []
+    origins = import_origins(tree)
     return sorted(node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-                  and _builds_shared_cache(node))
+                  and _builds_shared_cache(node, origins))
 
 
-def _builds_shared_cache(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+def _builds_shared_cache(func: ast.FunctionDef | ast.AsyncFunctionDef, origins: dict[str, str]) -> bool:
     """An lru_cache built in ``func`` outside any inner function that takes ``self``: one built per instance
     (``def create_cache(self, ...): lru_cache(...)(f).__get__(self)``, flair's fix) keeps no other instance."""
     stack: list[ast.AST] = [func]
@@ -220,7 +229,7 @@ def _builds_shared_cache(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         if (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node is not func
                 and node.args.args and node.args.args[0].arg == "self"):
             continue
-        if isinstance(node, ast.Call) and last(node.func) in CACHES:
+        if isinstance(node, ast.Call) and cache_decorator(dotted(node.func) or "", origins):
             return True
         stack.extend(ast.iter_child_nodes(node))
     return False

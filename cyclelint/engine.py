@@ -24,7 +24,7 @@ from .grad_wrappers import (
 from .noqa import SKIP_FILE, noqa_codes, suppressed, unknown_codes
 from .parsing import AstError, libcst_may_try, libcst_syntax_message, parse_ast, parse_cst
 from .prefilter import scan_file
-from .project.imports import kept_imports
+from .project.imports import import_origins, kept_imports
 from .project.records import (
     ClassSummary,
     FileResult,
@@ -168,6 +168,7 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
     result.grad_off_decorators = grad_off_decorators(tree) if may_wrap else []
     facts.grad_off_decorators = set(result.grad_off_decorators)
     facts.generated_inits = generated_inits(tree) if tree is not None else {}
+    facts.imported = import_origins(tree) if tree is not None else {}
     rules = [rule(lambda *report: reports.append(report), enabled, lambda *record: handed.append(record))
              for rule in ALL_RULES if set(rule.codes) & enabled]
     walker = Walker(facts, rules)

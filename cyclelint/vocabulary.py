@@ -76,6 +76,9 @@ CLASS_NAMES = frozenset({"cls", "klass", "mcs", "metacls", "mcls"})
 
 # -- exceptions, frames, caches ------------------------------------------------
 CACHES = frozenset({"lru_cache", "cache"})
+# Modules whose ``lru_cache``/``cache`` keep their arguments as functools' do (streamlit's ``st.cache`` keys by a
+# hash of them, methodtools' caches per instance: neither keeps the instance).
+ARGUMENT_CACHES = frozenset({"functools", "cachetools.func", "backports.functools_lru_cache"})
 # Annotations that say a value is of size: a tensor or a module.
 TENSOR_TYPES = frozenset({"Tensor", "Parameter", "FloatTensor", "LongTensor", "DTensor"})
 GRAD_TENSOR_TYPES = TENSOR_TYPES - {"LongTensor"}  # an integer tensor cannot require grad
@@ -169,6 +172,20 @@ def _named_like(name: str, nouns: frozenset[str]) -> bool:
     if not tokens or tokens[0] in VERBS or tokens[-1] in NOT_CALLED:
         return False
     return any(t in nouns for t in tokens)
+
+
+def cache_decorator(path: str, origins: dict[str, str]) -> str | None:
+    """The cache of :data:`ARGUMENT_CACHES` a decorator's dotted ``path`` names, through the file's imports
+    (``origins``, see ``project.imports.import_origins``): ``"lru_cache"`` or ``"cache"``. A name the file does not
+    import (defined or star-imported here) or imports from the project (a relative import) is judged by its last
+    part; one imported from another package (``st.cache``) is no such cache."""
+    head, _, rest = path.partition(".")
+    origin = origins.get(head)
+    if origin is None or origin.startswith("."):
+        last = path.rpartition(".")[2]
+        return last if last in CACHES else None
+    module, _, last = (f"{origin}.{rest}" if rest else origin).rpartition(".")
+    return last if last in CACHES and module in ARGUMENT_CACHES else None
 
 
 def model_like(name: str) -> bool:

@@ -123,3 +123,4 @@ class FileFacts:
     grad_off_decorators: set[str] = field(default_factory=set)  # functions of this file whose decoratee runs without grad
     # classes whose ``__init__`` a ``@dataclass`` or ``NamedTuple`` writes: (parameters, those kept on the instance)
     generated_inits: dict[str, tuple[list[str], list[str]]] = field(default_factory=dict)
+    imported: dict[str, str] = field(default_factory=dict)  # what the names its imports bind stand for, dotted

@@ -7,14 +7,14 @@ from functools import cached_property
 from ..ast_reading import AST, held_paths
 from ..astutil import dotted, last, stores, strip_items, walk
 from ..judgements import grows, iter_identifiers, named_data, variable_key
-from ..project.imports import Imported, from_imports
+from ..project.imports import Imported, from_imports, import_origins
 from ..vocabulary import (
-    CACHES,
     FORWARD_METHODS,
     MODULE_ITER_RE,
     MODULE_ITERS,
     PACK_HOOK_REGISTRARS,
     binds_instance,
+    cache_decorator,
     dunder,
     is_module_class,
     method_kind,
@@ -130,6 +130,10 @@ class Scan:
     def imports(self) -> dict[str, Imported]:  # read once, by the questions or by what the project asks
         return from_imports(self.tree)
 
+    @cached_property
+    def origins(self) -> dict[str, str]:  # read once, by the first decorated function
+        return import_origins(self.tree)
+
     def send_on(self, reason: str) -> None:
         self.found, self.reason = True, reason
 
@@ -237,7 +241,9 @@ class Scan:
         params = node.args.posonlyargs + node.args.args
         bound = in_class and bool(params) and binds_instance(method_kind(node.name, decos))  # a staticmethod has no instance
         sized = sized_params(node.args, self.module_classes) if "CYC4" in self.families else set()
-        if (bound or (not depth and sized)) and decos & CACHES and "CYC4" in self.families:
+        if ((bound or (not depth and sized)) and "CYC4" in self.families
+                and any(cache_decorator(dotted(d.func if isinstance(d, ast.Call) else d) or "", self.origins)
+                        for d in node.decorator_list)):
             self.send_on("CYC402: cache decorator on a method, or on a module-level function of a sized parameter")
             return
         if bound and "CYC4" in self.families and any("cache" in name_tokens(d) for d in decos):

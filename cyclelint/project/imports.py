@@ -23,6 +23,23 @@ def from_imports(tree: ast.Module, names: set[str] | None = None) -> dict[str, I
     return out
 
 
+def import_origins(tree: ast.Module) -> dict[str, str]:
+    """What each name the module's imports bind stands for, dotted: ``import a.b as c`` binds ``c`` to ``a.b``,
+    ``import a.b`` binds ``a`` to ``a``, ``from m import n as x`` binds ``x`` to ``m.n`` (``.m.n`` when
+    relative). Module level, in ``if`` and ``try`` blocks too; the last binding wins; star imports aside."""
+    out: dict[str, str] = {}
+    for node in _module_level(tree.body):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                out[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else alias.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom):
+            module = "." * node.level + (node.module or "")
+            for alias in node.names:
+                if alias.name != "*":
+                    out[alias.asname or alias.name] = f"{module}.{alias.name}" if node.module else module + alias.name
+    return out
+
+
 def kept_imports(tree: ast.Module, path: str, names: set[str]) -> dict[str, Imported]:
     """The imports a file's record keeps, for the project to follow: those of ``names``, or all of a package's
     ``__init__.py`` (its re-exports)."""

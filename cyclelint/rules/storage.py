@@ -13,7 +13,7 @@ from ..analysis.holds import annotation_holds, annotation_of, comprehension_name
 from ..analysis.scopes import Function
 from ..analysis.weak import is_weak
 from ..project.records import PendingCache
-from ..vocabulary import CACHES, FRAME_CALLS, KNOWN_DECORATORS, name_holds, torch_rooted
+from ..vocabulary import CACHES, FRAME_CALLS, KNOWN_DECORATORS, cache_decorator, name_holds, torch_rooted
 from .base import Checker
 from .storage_text import (
     MSG_ATEXIT,
@@ -211,14 +211,16 @@ class StorageRule(Checker):
             return
         for deco in fn.node.decorators:
             expr = deco.decorator.func if isinstance(deco.decorator, cst.Call) else deco.decorator
-            name = ex.last_part(ex.dotted(expr))
+            path = ex.dotted(expr) or ""
+            cache = cache_decorator(path, self.walker.facts.imported)
+            name = cache or ex.last_part(path)
+            if name in CACHES and not cache:
+                continue  # another package's cache (``st.cache`` keys by a hash of the arguments)
             if fn.is_method and fn.instance is not None:
                 self.caches.append((deco, name, fn))
-                if name in CACHES and _unbounded(deco):
+                if cache and _unbounded(deco):
                     self.unbounded.add(id(fn))
-            if name not in CACHES:
-                continue
-            elif fn.parent.is_module:
+            if cache and fn.parent.is_module:
                 self._module_cache(deco, name, fn)
 
     def _module_cache(self, deco: cst.Decorator, name: str, fn: Function) -> None:
