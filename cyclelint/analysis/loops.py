@@ -37,12 +37,18 @@ class LoopKinds:
 
     def one_pass(self, iterable: cst.BaseExpression, fn: Function) -> bool:
         """The loop walks the parts of one forward pass, decided by what the iterable is: the layers of a model
-        (``zip(feats, self.blocks)``), the pieces of one tensor (``x.split(4)``) or its positions
-        (``range(x.size(1))``). Its iterations take no fresh data."""
+        (``zip(feats, self.blocks)``, or by index: ``range(1, len(self.blocks) - 1)``), the pieces of one tensor
+        (``x.split(4)``) or its positions (``range(x.size(1))``). Its iterations take no fresh data."""
         if any(self._graph_part(p, fn) or self.is_pieces(p, fn) for p in iterated_parts(iterable)):
             return True
         counted = isinstance(iterable, cst.Call) and ex.callee(iterable) == "range"
-        return counted and any(self.is_extent(a.value, fn) for a in iterable.args)
+        return counted and any(self.is_extent(a.value, fn) or self._counts_graph_parts(a.value, fn)
+                               for a in iterable.args)
+
+    def _counts_graph_parts(self, expr: cst.BaseExpression, fn: Function) -> bool:
+        """``len(M)`` in ``expr``, of a model's layers or a graph-attached value (:meth:`_graph_part`)."""
+        return any(isinstance(node, cst.Call) and ex.callee(node) == "len" and len(node.args) == 1
+                   and self._graph_part(node.args[0].value, fn) for node in walk_nodes(expr))
 
     def bound(self, fn: Function, name: str, value: cst.BaseExpression | None, unpacked: bool = False) -> None:
         """``name`` bound to ``value`` in ``fn`` (``unpacked``: one name of ``a, b = value``)."""
