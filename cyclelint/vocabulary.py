@@ -85,6 +85,7 @@ GRAD_TENSOR_TYPES = TENSOR_TYPES - {"LongTensor"}  # an integer tensor cannot re
 INTEGER_DTYPES = frozenset({"int64", "long", "int32", "int", "int16", "short", "int8", "uint8", "bool"})
 # the bases a class may have that run none of its methods for their callers (no wrapper turns grad off)
 PLAIN_BASES = frozenset({"object", "ABC", "Generic", "Protocol", "Module", "nn.Module", "torch.nn.Module"})
+MODULE_BASES = frozenset({"Module", "nn.Module", "torch.nn.Module"})
 MODULE_TYPES = frozenset({"Module", "ModuleList", "ModuleDict", "Sequential"})
 # typing constructs an annotation may name instead of a class of the code
 TYPING_NAMES = frozenset({"Any", "Callable", "Optional", "Union", "Type", "Dict", "List", "Tuple", "Set", "Sequence",
@@ -165,6 +166,12 @@ def is_module_class(bases: list[str], module_classes: set[str]) -> bool:
     or a base named like ...Module / ...Model (``PreTrainedModel``)."""
     return any(b and (b.startswith(("nn.", "torch.nn.")) or b.rsplit(".", 1)[-1] in module_classes
                       or name_tokens(b.rsplit(".", 1)[-1])[-1:] in (["module"], ["model"])) for b in bases)
+
+
+def no_module_class(bases: list[str], is_module: bool) -> bool:
+    """A class statement's bases say it is no ``nn.Module``: none, or only ``object``/``ABC``/``Generic``/``Protocol``
+    (a base of another file may be one, ``ModelMixin``)."""
+    return not is_module and all(b.rsplit(".", 1)[-1] in PLAIN_BASES - MODULE_BASES for b in bases)
 
 
 def _named_like(name: str, nouns: frozenset[str]) -> bool:
