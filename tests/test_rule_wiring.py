@@ -51,3 +51,12 @@ def test_sarif_lists_the_rule_table():
     rules = run["tool"]["driver"]["rules"]
     assert [(r["id"], r["name"], r["defaultConfiguration"]["enabled"]) for r in rules] == [
         (code, RULES[code].name, RULES[code].default) for code in sorted(RULES)]
+
+
+def test_every_page_opens_with_the_rule_table_row():
+    """The page's title and first line say what the table says: the name, the summary and whether it is off by default
+    (``cyclelint rule`` prints the page, SARIF and ``--statistics`` the table)."""
+    for code, rule in RULES.items():
+        title, _, summary = rule_page(code).splitlines()[:3]
+        assert title == f"# {code} {rule.name}", code
+        assert summary == rule.summary + ("" if rule.default else " (off by default)") + ".", code
