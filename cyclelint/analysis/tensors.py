@@ -27,7 +27,6 @@ from ..vocabulary import (
     constructed_class,
     loss_like,
     model_like,
-    no_module_class,
     torch_op,
 )
 from .bindings import assigned_choices
@@ -350,10 +349,7 @@ class Evaluator:
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == fn.instance:
             # self.inner(x) in a module: an attribute holding a callable, most likely a submodule
             if cls and last in cls.methods:  # self.path_of_module(m) is a method, self.forward(x) a forward pass
-                # of a module, whose parameters the evaluator does not follow; a class that is none (a wrapper's
-                # ``predict``, run under no_grad to numpy) computes through what it holds: judged by what it returns
-                return ((last in FORWARD_METHODS or loss_like(last)) and last not in cls.grad_off
-                        and not no_module_class(cls.bases, cls.is_module))
+                return cls.forward_pass(last)
             if cls and last in self.later_methods.get(cls.name, ()):
                 return False  # a method defined further down: judged by what it returns (returns_later)
             if cls and cls.is_module and last in cls.data_attrs:

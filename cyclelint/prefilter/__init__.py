@@ -67,6 +67,6 @@ def _helper_graphs(scan: Scan, tree: ast.Module) -> tuple[list[str], dict[str, l
     if not helpers:
         return [], {}
     own = scan.returning & top if scan.returning is not None else graph_returns(helpers, scan.outside, scan.stores)
-    calls = {f.name: sorted({c.func.id for c in f.calls if isinstance(c.func, ast.Name)} & scan.imports.keys())
+    calls = {f.name: sorted({c.func.id for c in f.calls if isinstance(c.func, ast.Name)} & scan.module.imports.keys())
              for f in helpers if f.name not in own}
     return sorted(own), {name: called for name, called in calls.items() if called}

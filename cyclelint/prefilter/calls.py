@@ -83,7 +83,7 @@ def _trigger(scan: Scan, call: ast.Call, name: str, args: list[ast.expr], instan
         if root in ("inspect", "sys") or (root == name and not call.args):
             return "CYC401: exc_info/frame call"
     if ("CYC4" in families and fn.sized and name in STORE_METHODS and isinstance(call.func, ast.Attribute)
-            and target_root(call.func.value) in scan.module_names
+            and target_root(call.func.value) in scan.module.names
             and {p for a in args for p in held_paths(a)} & fn.sized):
         return "CYC404: a module or tensor argument stored in a module-level container"
     return None

@@ -2,19 +2,16 @@
 from __future__ import annotations
 
 import ast
-from functools import cached_property
 
 from ..ast_reading import AST, held_paths
 from ..astutil import dotted, last, stores, strip_items, walk
 from ..judgements import grows, iter_identifiers, named_data, variable_key
-from ..project.imports import Imported, from_imports, import_origins
 from ..vocabulary import (
     FORWARD_METHODS,
     MODULE_ITER_RE,
     MODULE_ITERS,
     PACK_HOOK_REGISTRARS,
     binds_instance,
-    cache_decorator,
     dunder,
     is_module_class,
     method_kind,
@@ -22,6 +19,7 @@ from ..vocabulary import (
 )
 from .calls import check_call
 from .evidence import IMPORTED, Function, Stores, answer, may_hold, note_held
+from .module_reads import ModuleReads
 from .shapes import (
     captures,
     ctor_with,
@@ -30,7 +28,6 @@ from .shapes import (
     may_carry_graph,
     may_depend,
     mentions,
-    module_level_names,
     pairs,
     regular_methods,
     sized_params,
@@ -117,28 +114,15 @@ class Scan:
         """The questions, once the file's bindings and returns are all known."""
         self.stores.finish()
         reason, self.returning, looped = answer(list(self.questions.values()), self.functions, self.outside, self.stores)
-        self.imports_asked = looped & self.imports.keys() if looped else set()
+        self.imports_asked = looped & self.module.imports.keys() if looped else set()
         if reason or (self.imports_asked and not self.defer):
             self.send_on(reason or IMPORTED)
-
-    @cached_property
-    def module_names(self) -> set[str]:
-        """Asked only of a container store or call fed a sized argument: most files never ask."""
-        return module_level_names(self.tree)
-
-    @cached_property
-    def imports(self) -> dict[str, Imported]:  # read once, by the questions or by what the project asks
-        return from_imports(self.tree)
-
-    @cached_property
-    def origins(self) -> dict[str, str]:  # read once, by the first decorated function
-        return import_origins(self.tree)
 
     def send_on(self, reason: str) -> None:
         self.found, self.reason = True, reason
 
     def run(self, tree: ast.Module) -> bool:
-        self.tree = tree
+        self.module = ModuleReads(tree)
         self.methods = regular_methods(tree)
         self.built: dict[str, set[str]] = {}  # name or attribute -> classes it may hold (constructed, annotated)
         self.copies: list[tuple[str, str]] = []  # (name or attribute, the name or attribute whose value it took)
@@ -241,9 +225,7 @@ class Scan:
         params = node.args.posonlyargs + node.args.args
         bound = in_class and bool(params) and binds_instance(method_kind(node.name, decos))  # a staticmethod has no instance
         sized = sized_params(node.args, self.module_classes) if "CYC4" in self.families else set()
-        if ((bound or (not depth and sized)) and "CYC4" in self.families
-                and any(cache_decorator(dotted(d.func if isinstance(d, ast.Call) else d) or "", self.origins)
-                        for d in node.decorator_list)):
+        if (bound or (not depth and sized)) and "CYC4" in self.families and self.module.cached(node):
             self.send_on("CYC402: cache decorator on a method, or on a module-level function of a sized parameter")
             return
         if bound and "CYC4" in self.families and any("cache" in name_tokens(d) for d in decos):
@@ -290,7 +272,7 @@ class Scan:
             return
         value = getattr(node, "value", None) if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) else None
         if self.fn.sized and isinstance(node, ast.Assign) and any(
-                isinstance(t, ast.Subscript) and target_root(t) in self.module_names
+                isinstance(t, ast.Subscript) and target_root(t) in self.module.names
                 and ({n.id for n in walk(t.slice) if isinstance(n, ast.Name)}
                      | set(held_paths(node.value))) & self.fn.sized for t in node.targets):
             self.send_on("CYC404: a module or tensor argument stored in a container")
