@@ -209,13 +209,13 @@ def _params(f: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
     return [p.arg for p in f.args.posonlyargs + f.args.args + f.args.kwonlyargs]
 
 
-def cache_factories(tree: ast.Module, text: str | bytes) -> list[str]:
+def cache_factories(tree: ast.Module, text: str | bytes, origins: dict[str, str] | None = None) -> list[str]:
     """Module-level functions that build an ``lru_cache``/``cache`` inside (``def method_cache(**kw):
     ... lru_cache(**kw)(func)``): decorating a method with one caches its instances, as lru_cache does.
     A file whose text names none of ``CACHES`` calls none (two thirds of transformers): not walked."""
     if not any((name if isinstance(text, str) else name.encode()) in text for name in CACHES):
         return []
-    origins = import_origins(tree)
+    origins = import_origins(tree) if origins is None else origins  # the full analysis has read them already
     return sorted(node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
                   and _builds_shared_cache(node, origins))
 

@@ -193,7 +193,7 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
     followed |= {name for _, record in handed if isinstance(record, PendingGraph) for dep in record.deps
                  for name in NAMED.findall(dep)}
     result.imports = kept_imports(tree, path, followed) if tree is not None else {}
-    result.cache_factories = cache_factories(tree, text) if tree is not None else []
+    result.cache_factories = cache_factories(tree, text, facts.imported) if tree is not None else []
     if not reports and not handed:
         return set()
     where = _positions(module, tree, text, [r[0] for r in reports] + [node for node, _ in handed])

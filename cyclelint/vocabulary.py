@@ -84,8 +84,8 @@ TENSOR_TYPES = frozenset({"Tensor", "Parameter", "FloatTensor", "LongTensor", "D
 GRAD_TENSOR_TYPES = TENSOR_TYPES - {"LongTensor"}  # an integer tensor cannot require grad
 INTEGER_DTYPES = frozenset({"int64", "long", "int32", "int", "int16", "short", "int8", "uint8", "bool"})
 # the bases a class may have that run none of its methods for their callers (no wrapper turns grad off)
-PLAIN_BASES = frozenset({"object", "ABC", "Generic", "Protocol", "Module", "nn.Module", "torch.nn.Module"})
-MODULE_BASES = frozenset({"Module", "nn.Module", "torch.nn.Module"})
+OBJECT_BASES = frozenset({"object", "ABC", "Generic", "Protocol"})  # of a class that is no module by them
+PLAIN_BASES = OBJECT_BASES | {"Module", "nn.Module", "torch.nn.Module"}
 MODULE_TYPES = frozenset({"Module", "ModuleList", "ModuleDict", "Sequential"})
 # typing constructs an annotation may name instead of a class of the code
 TYPING_NAMES = frozenset({"Any", "Callable", "Optional", "Union", "Type", "Dict", "List", "Tuple", "Set", "Sequence",
@@ -171,7 +171,7 @@ def is_module_class(bases: list[str], module_classes: set[str]) -> bool:
 def no_module_class(bases: list[str], is_module: bool) -> bool:
     """A class statement's bases say it is no ``nn.Module``: none, or only ``object``/``ABC``/``Generic``/``Protocol``
     (a base of another file may be one, ``ModelMixin``)."""
-    return not is_module and all(b.rsplit(".", 1)[-1] in PLAIN_BASES - MODULE_BASES for b in bases)
+    return not is_module and all(b.rsplit(".", 1)[-1] in OBJECT_BASES for b in bases)
 
 
 def _named_like(name: str, nouns: frozenset[str]) -> bool:

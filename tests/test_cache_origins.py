@@ -3,8 +3,11 @@ a hash of the arguments and keeps none of them (simpletransformers 0.70.8 stream
 through ``hash_funcs``), methodtools' ``lru_cache`` keeps one cache per instance. functools' caches, imported under any
 name, and ``cachetools.func``'s drop-ins keep every argument, the instance included, and stay reported; so does a name
 the file does not import (defined or star-imported here) or imports from its own package."""
+import ast
+
 import pytest
 
+from cyclelint.classtable import cache_factories
 from cyclelint.engine import lint_source
 from cyclelint.findings import DEFAULT_CODES
 from cyclelint.project.imports import import_origins
@@ -73,18 +76,12 @@ def test_a_module_level_cache_keyed_by_a_model(imports, deco, kept, prefilter):
 
 
 def test_a_project_helper_that_builds_another_packages_cache_is_no_factory():
-    from cyclelint.classtable import cache_factories
-
     source = ("import functools\nimport streamlit as st\n\n\ndef memo(**kw):\n    return functools.lru_cache(**kw)\n\n\n"
               "def hashed(**kw):\n    return st.cache(**kw)\n")
-    import ast
-
     assert cache_factories(ast.parse(source), source) == ["memo"]
 
 
 def test_import_origins():
-    import ast
-
     tree = ast.parse("import a.b\nimport c.d as e\nfrom f import g as h, i\nfrom .j import k\nfrom . import m\n"
                      "from n import *\ntry:\n    import o\nexcept ImportError:\n    o = None\n")
     assert import_origins(tree) == {"a": "a", "e": "c.d", "h": "f.g", "i": "f.i", "k": ".j.k", "m": ".m", "o": "o"}

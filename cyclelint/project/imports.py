@@ -31,7 +31,8 @@ def import_origins(tree: ast.Module) -> dict[str, str]:
     for node in _module_level(tree.body):
         if isinstance(node, ast.Import):
             for alias in node.names:
-                out[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else alias.name.split(".")[0]
+                bound = alias.asname or alias.name.split(".")[0]
+                out[bound] = alias.name if alias.asname else bound
         elif isinstance(node, ast.ImportFrom):
             module = "." * node.level + (node.module or "")
             for alias in node.names:
