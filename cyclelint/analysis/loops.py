@@ -16,6 +16,9 @@ if TYPE_CHECKING:
     from .tensors import Evaluator
 
 SPLITS = frozenset({"split", "chunk", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit"})
+# What fills a list the call made (Function.lists): only pieces of the call's own input, or what a loop over data
+# that the list outlives walks, judged by a weak name or a strong one (LoopKinds.data_iter)
+PIECES, WEAK_DATA_FILL, DATA_FILL = "pieces", "weak", "data"
 
 
 class LoopKinds:
@@ -32,14 +35,19 @@ class LoopKinds:
         """(each iteration takes fresh data, only by a weak name), for a loop that does not walk the parts of
         one forward pass (``one_pass``, asked first): ``range(n)`` repeats a computation (a weak step), and
         only ``range(len(dataset))`` names its data. ``names``: the iterable's identifiers (iter_identifiers)."""
+        filled = {fn.lists[p.value][1] for p in iterated_parts(iterable) if isinstance(p, cst.Name) and p.value in fn.lists}
+        if filled - {PIECES}:  # a list filled in a loop over data holds that data, whatever its name
+            return True, DATA_FILL not in filled
         method = fn.enclosing_method()
         return named_data(CST, iterable, names, in_module=bool(method and method.cls and method.cls.is_module))
 
     def one_pass(self, iterable: cst.BaseExpression, fn: Function) -> bool:
         """The loop walks the parts of one forward pass, decided by what the iterable is: the layers of a model
         (``zip(feats, self.blocks)``, or by index: ``range(1, len(self.blocks) - 1)``), the pieces of one tensor
-        (``x.split(4)``) or its positions (``range(x.size(1))``). Its iterations take no fresh data."""
-        if any(self._graph_part(p, fn) or self.is_pieces(p, fn) for p in iterated_parts(iterable)):
+        (``x.split(4)``) or its positions (``range(x.size(1))``), or a list this call built from its own input in
+        no loop over data (flair's ``batches`` of one call's character chunks). Its iterations take no fresh data."""
+        if any(self._graph_part(p, fn) or self.is_pieces(p, fn) or self._built_here(p, fn)
+               for p in iterated_parts(iterable)):
             return True
         counted = isinstance(iterable, cst.Call) and ex.callee(iterable) == "range"
         return counted and any(self.is_extent(a.value, fn) or self._counts_graph_parts(a.value, fn)
@@ -52,6 +60,10 @@ class LoopKinds:
 
     def bound(self, fn: Function, name: str, value: cst.BaseExpression | None, unpacked: bool = False) -> None:
         """``name`` bound to ``value`` in ``fn`` (``unpacked``: one name of ``a, b = value``)."""
+        if not unpacked and isinstance(value, cst.List) and not value.elements:
+            fn.lists[name] = (len(fn.loops), PIECES)
+        else:
+            fn.lists.pop(name, None)
         if value is not None and not unpacked and self.is_pieces(value, fn):
             fn.pieces.add(name)
         else:
@@ -60,6 +72,22 @@ class LoopKinds:
             fn.extents.add(name)
         else:
             fn.extents.discard(name)
+
+    @staticmethod
+    def filled(fn: Function, name: str | None) -> None:
+        """``name.append(v)`` or ``name[k] = v``: a list filled inside a loop over data that it outlives holds that
+        data, not the pieces of this call's input (one made anew by each iteration holds that iteration's). A loop
+        that is data only by a weak name (``range(n)``, ``samples``) fills it with what is data only as weakly."""
+        if name not in fn.lists:
+            return
+        depth, fill = fn.lists[name]
+        walked = [loop for loop in fn.loops[depth:] if loop.data_iter]
+        if walked and fill != DATA_FILL:
+            fn.lists[name] = (depth, WEAK_DATA_FILL if all(loop.weak for loop in walked) else DATA_FILL)
+
+    @staticmethod
+    def _built_here(expr: cst.BaseExpression, fn: Function) -> bool:
+        return isinstance(expr, cst.Name) and fn.lists.get(expr.value, (0, DATA_FILL))[1] == PIECES
 
     def is_extent(self, expr: cst.BaseExpression, fn: Function) -> bool:
         """Read from the shape of a tensor not named like data (``z.shape[2] // f``, ``x.size(1)``), or

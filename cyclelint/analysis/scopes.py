@@ -86,6 +86,8 @@ class Function:
     backward_names: set[str] = field(default_factory=set)
     pieces: set[str] = field(default_factory=set)  # locals bound to the pieces of one tensor (x.split(4))
     extents: set[str] = field(default_factory=set)  # locals read from one tensor's shape (h = z.shape[2])
+    # local lists this call made: the number of loops around where, and what fills them (loops.PIECES, ...)
+    lists: dict[str, tuple[int, str]] = field(default_factory=dict)
     self_loads: set[str] = field(default_factory=set)  # X of self.X read here
     unset: frozenset[str] = frozenset()  # names and attributes the enclosing branches tested to be None (unset.py)
     non_root: frozenset[str] = frozenset()  # loop names tested not to be a module's own item (root_item.py)

@@ -286,6 +286,7 @@ class Walker:
     def put_into_local(self, owner: str | None, value: cst.BaseExpression | Value) -> None:
         """``stats[k] = v`` or ``outs.append(v)`` on a local container: it now holds ``v`` too. Not an instance of a
         class the code names (``meter = Mean()``): ``meter.update(loss)`` is a call of its method."""
+        self.loop_kinds.filled(self.fn, owner)
         held = self.fn.env.get(owner) if owner else None
         if held is not None and not held.module and held.cls is None:
             self.fn.env[owner] = held | (value if isinstance(value, Value) else self.value(value))
