@@ -9,12 +9,13 @@ import libcst as cst
 from ..analysis import exprs as ex
 from ..analysis.class_facts import item_slot, torn_down
 from ..analysis.held import held_paths
-from ..analysis.holds import annotation_holds, annotation_of, comprehension_names, defining_scope, variable_holds
+from ..analysis.holds import annotation_holds, annotation_of, comprehension_names, variable_holds
 from ..analysis.scopes import Function
 from ..analysis.weak import is_weak
 from ..project.records import PendingCache
 from ..vocabulary import CACHES, FRAME_CALLS, KNOWN_DECORATORS, cache_decorator, name_holds, torch_rooted
 from .base import Checker
+from .error_handover import error_slot, put_on_given_queue
 from .storage_text import (
     MSG_ATEXIT,
     MSG_CACHE,
@@ -108,7 +109,7 @@ class StorageRule(Checker):
                     and not self._rebound(a.value.value, fn)):
                 attr = cls.kept_params[param]
                 return Kept("exception", f"exception {a.value.value} (stored by {cls.name}.__init__ as self.{attr})",
-                            (f"class {cls.name}", attr))  # as _slot names self.attr in its methods
+                            (f"class {cls.name}", attr))  # as error_slot names self.attr in its methods
         return None
 
     def _say(self, stmt, kind: str, what: str, where: str) -> None:
@@ -132,7 +133,7 @@ class StorageRule(Checker):
         if kept is not None and head in fn.stored and head != fn.instance:
             # a container local to this frame: no cycle once the name is rebound or deleted before the end
             self.container_stores.append((fn, head, fn.bindings.get(head), store.stmt, kept, where, chained))
-        elif kept is not None:
+        elif kept is not None and not (kept.kind == "exception" and put_on_given_queue(store, fn)):
             self._stored_error(store.stmt, kept, where, fn, chained)
         obj = self._registered(store, fn)
         if obj and self._is_registry(store, fn):
@@ -177,13 +178,13 @@ class StorageRule(Checker):
             path = (self.bound_paths.get((id(fn), raised.value)) if isinstance(raised, cst.Name) else None) or (
                 ex.dotted(ex.strip_items(raised)) if raised is not None else None)
             if path is not None:
-                self.raised.add((_slot(path, fn), id(fn.node)))
+                self.raised.add((error_slot(path, fn), id(fn.node)))
         if isinstance(node.exc, cst.Name) and node.exc.value not in fn.handlers:
             stmt = self.new_exc.pop((id(fn), node.exc.value), None)
             if stmt is not None:
                 # ``item = self.queue.get(); raise item``: no new exception if the file hands one over there
                 taken_from = self.bound_paths.get((id(fn), node.exc.value))
-                self.raised_locals.append((stmt, node.exc.value, _slot(taken_from, fn) if taken_from else None))
+                self.raised_locals.append((stmt, node.exc.value, error_slot(taken_from, fn) if taken_from else None))
 
     def leave_function(self, fn):
         for (fid, name), kept in list(self.locals.items()):
@@ -261,7 +262,7 @@ class StorageRule(Checker):
                     return
 
     def _stored_error(self, stmt, kept: Kept, where: str, fn: Function, chained: str | None = None) -> None:
-        self.stored_errors.append((stmt, kept, where, _slot(where, fn), fn, _slot(chained, fn) if chained else None))
+        self.stored_errors.append((stmt, kept, where, error_slot(where, fn), fn, error_slot(chained, fn) if chained else None))
 
     def _handed_over(self, slot: tuple, fn: Function) -> bool:
         """Raised again by another function of the file from where it was kept (a worker thread's error
@@ -392,16 +393,6 @@ def _tensor_method(expr: cst.BaseExpression) -> bool:
 def _short(expr: cst.BaseExpression) -> str:
     text = cst.Module(body=[]).code_for_node(expr)
     return text if len(text) <= 40 else text[:37] + "..."
-
-
-def _slot(path: str, fn: Function) -> tuple[str, str]:
-    """Where ``path`` read in ``fn`` lives: an attribute of the method's class, or a name of the scope that binds it."""
-    root, _, rest = path.partition(".")
-    method = fn.enclosing_method()
-    if root == fn.instance and method is not None and method.cls is not None:
-        return f"class {method.cls.name}", rest
-    scope = defining_scope(root, fn)
-    return (f"scope {id(scope.node)}" if scope is not None else "module"), path
 
 
 def _has_depth(call: cst.Call) -> bool:
