@@ -17,15 +17,14 @@ from ..judgements import concat_of, grows
 from ..project.records import PendingDispatch, PendingGraph, PendingState
 from ..vocabulary import (
     APPENDS,
-    CONCAT_FUNCS,
     INPLACE,
     KNOWN_DECORATORS,
     MODULE_HOOK_SLOTS,
-    MODULE_TYPES,
     dunder,
 )
 from .accumulation_text import DISPATCH_MESSAGE, message, worded
 from .base import Checker, Rewrite
+from .call_results import CallResults
 from .candidates import Candidate
 from .fix_safety import Proofs
 from .graph_inputs import caller_tensors, fed_params, forward_inputs, graph_params
@@ -46,8 +45,6 @@ from .store_shapes import (
     trims_itself,
     walks_itself,
 )
-
-MODULE_CONTAINERS = MODULE_TYPES - {"Module"}
 
 FIXABLE = ("CYC301", "CYC302")
 DRAINS = frozenset({"pop", "popleft"})  # item by item: a queue; clear() at epoch end still keeps an epoch
@@ -77,7 +74,7 @@ class AccumulationRule(Checker):
         self.proofs: dict[int, Proofs] = {}  # per function: what --fix may rewrite safely
         # item assignment never grows a list: locals and (class, attr) bound only to list displays
         self.lists: set[tuple[int, str]] = set()
-        self.consumed: set[tuple[int, str]] = set()  # (function, local) returned or combined (cat/stack/sum)
+        self.results = CallResults()  # the locals each function returns or combines
         self.drained: set[tuple[str, str]] = set()  # (class, self.X) some method pops: a queue, not a history
         self.attr_lists: dict[tuple[str, str], bool] = {}  # (class, X): self.X only ever a list or numpy array
         # (class, attr) of self assigned in __init__ / in any other method: the first only are fixed per instance
@@ -112,6 +109,7 @@ class AccumulationRule(Checker):
 
     def on_store(self, store, fn):
         self._note_own_attr(store, fn)
+        self.results.note_store(store, fn)
         if store.augmented:
             return  # judged by on_augassign
         path = store.owner
@@ -146,8 +144,7 @@ class AccumulationRule(Checker):
             (self.set_in_init if method is fn and fn.name == "__init__" else self.set_later).add((method.cls.name, attr))
 
     def on_return(self, node, fn):
-        if node.value is not None:
-            self.consumed |= {(id(fn), n) for n in ex.loaded_names(node.value)}
+        self.results.note_return(node, fn)
         self.module_hooks.note_return(node, fn)
 
     def on_del(self, node, fn):
@@ -157,11 +154,7 @@ class AccumulationRule(Checker):
         self.pack_hooks.note_call(call, fn)
         self.module_hooks.note_call(call, stmt, fn, self.walker.evaluator)
         name = ex.method_name(call)
-        callee = ex.last_part(ex.callee(call))
-        if (callee in CONCAT_FUNCS or ex.callee(call) == "sum") and call.args:
-            self.consumed |= {(id(fn), n) for n in ex.loaded_names(call.args[0].value)}
-        elif callee in MODULE_CONTAINERS and call.args:  # nn.Sequential(*blocks): the list was modules being built
-            self.consumed |= {(id(fn), n) for a in call.args for n in ex.loaded_names(a.value)}
+        self.results.note_call(call, fn)
         method = fn.enclosing_method()
         if name in DRAINS and method and method.cls and ex.receiver(call) is not None:
             self.drained.add((method.cls.name, ex.dotted(ex.receiver(call)) or ""))
@@ -264,8 +257,7 @@ class AccumulationRule(Checker):
     def leave_function(self, fn):
         self.numbers = {key for key in self.numbers if key[0] != id(fn)}  # ids are reused once fn is gone
         self.lists = {key for key in self.lists if key[0] != id(fn)}
-        consumed = self.consumed
-        self.consumed = {key for key in consumed if key[0] != id(fn)}
+        consumed = self.results.leave(fn)
         self.proofs.pop(id(fn), None)
         self.module_hooks.trains |= bool(fn.backward_names)
         self.step_stores.leave_function(fn)
@@ -283,7 +275,7 @@ class AccumulationRule(Checker):
             # that call's result, not kept across steps; over the pieces of one tensor it is even when each
             # piece runs its backward (micro-batches), and so it is over anything but data when nothing in the
             # loop updates what the next iteration computes with (a backward per matryoshka dimension)
-            local = not c.state and not fn.is_module and (id(fn), c.acc) in consumed and c.code != "CYC303"
+            local = not c.state and not fn.is_module and c.acc in consumed and c.code != "CYC303"
             # a container made anew by each step of an enclosing loop, grown by a count inside it (graph_mask's
             # gates per layer within one epoch): that step's pieces, unless the inner loop steps itself
             rebuilt = any(loop.is_step for loop in c.outer)

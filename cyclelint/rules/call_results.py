@@ -1,0 +1,50 @@
+"""Which locals of a function are that call's result: returned, combined by ``cat``/``stack``/``sum``, handed to a
+module container (``nn.Sequential(*blocks)``), or put whole into a local list that is one of those (deepxde's
+``losses.extend(losses_bc)``, ``return losses``). A list built in a loop and then made the call's result is not kept
+across steps (the CYC3 rules ask this of a local they would report)."""
+from __future__ import annotations
+
+import libcst as cst
+
+from ..analysis import exprs as ex
+from ..analysis.scopes import Function, Store
+from ..vocabulary import CONCAT_FUNCS, MODULE_TYPES
+
+MODULE_CONTAINERS = MODULE_TYPES - {"Module"}
+
+Key = tuple[int, str]  # (id of the function, local)
+
+
+class CallResults:
+    def __init__(self) -> None:
+        self.consumed: set[Key] = set()
+        self.into: dict[Key, set[str]] = {}  # a local put whole into these local containers
+
+    def note_return(self, node: cst.Return, fn: Function) -> None:
+        if node.value is not None:
+            self.consumed |= {(id(fn), n) for n in ex.loaded_names(node.value)}
+
+    def note_call(self, call: cst.Call, fn: Function) -> None:
+        callee = ex.last_part(ex.callee(call))
+        if (callee in CONCAT_FUNCS or ex.callee(call) == "sum") and call.args:
+            self.consumed |= {(id(fn), n) for n in ex.loaded_names(call.args[0].value)}
+        elif callee in MODULE_CONTAINERS and call.args:  # nn.Sequential(*blocks): the list was modules being built
+            self.consumed |= {(id(fn), n) for a in call.args for n in ex.loaded_names(a.value)}
+
+    def note_store(self, store: Store, fn: Function) -> None:
+        """``outer.extend(inner)``, ``outer.append(inner)``, ``outer[k] = inner``: ``inner`` itself, in a local."""
+        if isinstance(store.value, cst.Name) and store.owner in fn.stored and store.kind in ("call", "item"):
+            self.into.setdefault((id(fn), store.value.value), set()).add(store.owner)
+
+    def leave(self, fn: Function) -> set[str]:
+        """The locals of ``fn`` that are its call's result; forgets ``fn``."""
+        mine = {name for key, name in self.consumed if key == id(fn)}
+        into = {name: outer for (key, name), outer in self.into.items() if key == id(fn)}
+        self.consumed = {key for key in self.consumed if key[0] != id(fn)}
+        self.into = {key: outer for key, outer in self.into.items() if key[0] != id(fn)}
+        grown = True
+        while grown:
+            more = {name for name, outer in into.items() if outer & mine} - mine
+            mine |= more
+            grown = bool(more)
+        return mine
