@@ -35,7 +35,7 @@ class LoopKinds:
         """(each iteration takes fresh data, only by a weak name), for a loop that does not walk the parts of
         one forward pass (``one_pass``, asked first): ``range(n)`` repeats a computation (a weak step), and
         only ``range(len(dataset))`` names its data. ``names``: the iterable's identifiers (iter_identifiers)."""
-        filled = {fn.lists[p.value][1] for p in iterated_parts(iterable) if isinstance(p, cst.Name) and p.value in fn.lists}
+        filled = {_filled_with(p, fn) for p in iterated_parts(iterable)} - {None}
         if filled - {PIECES}:  # a list filled in a loop over data holds that data, whatever its name
             return True, DATA_FILL not in filled
         method = fn.enclosing_method()
@@ -46,7 +46,7 @@ class LoopKinds:
         (``zip(feats, self.blocks)``, or by index: ``range(1, len(self.blocks) - 1)``), the pieces of one tensor
         (``x.split(4)``) or its positions (``range(x.size(1))``), or a list this call built from its own input in
         no loop over data (flair's ``batches`` of one call's character chunks). Its iterations take no fresh data."""
-        if any(self._graph_part(p, fn) or self.is_pieces(p, fn) or self._built_here(p, fn)
+        if any(self._graph_part(p, fn) or self.is_pieces(p, fn) or _filled_with(p, fn) == PIECES
                for p in iterated_parts(iterable)):
             return True
         counted = isinstance(iterable, cst.Call) and ex.callee(iterable) == "range"
@@ -85,10 +85,6 @@ class LoopKinds:
         if walked and fill != DATA_FILL:
             fn.lists[name] = (depth, WEAK_DATA_FILL if all(loop.weak for loop in walked) else DATA_FILL)
 
-    @staticmethod
-    def _built_here(expr: cst.BaseExpression, fn: Function) -> bool:
-        return isinstance(expr, cst.Name) and fn.lists.get(expr.value, (0, DATA_FILL))[1] == PIECES
-
     def is_extent(self, expr: cst.BaseExpression, fn: Function) -> bool:
         """Read from the shape of a tensor not named like data (``z.shape[2] // f``, ``x.size(1)``), or
         from a local that was: a size of one tensor. ``X_train.shape[0]`` counts the samples of a data set."""
@@ -109,6 +105,12 @@ class LoopKinds:
         if isinstance(expr, cst.Name):
             return expr.value in fn.pieces
         return isinstance(expr, cst.Call) and ex.last_part(ex.callee(expr) or ex.method_name(expr) or "") in SPLITS
+
+
+def _filled_with(expr: cst.BaseExpression, fn: Function) -> str | None:
+    """What filled the list this call made that ``expr`` names (PIECES, ...); None for anything else."""
+    made = fn.lists.get(expr.value) if isinstance(expr, cst.Name) else None
+    return made[1] if made else None
 
 
 def iterated_parts(expr: cst.BaseExpression) -> list[cst.BaseExpression]:

@@ -13,9 +13,8 @@ def put_on_given_queue(store: Store, fn: Function) -> bool:
     """``error_queue.put(sys.exc_info())`` on a queue the function was handed (a worker thread's): the channel to
     the thread that reads it, which takes the error off to raise it (catalyst's ``_map_loop``, tensordict's
     ``_pin_mem``). A queue of the function's own or of its instance is judged by what the file raises from it."""
-    head = (store.owner or "").split(".")[0]
-    return (store.kind == "call" and ex.method_name(store.call) in QUEUE_PUTS and head in fn.params
-            and head != fn.instance and "." not in (store.owner or ""))
+    return (store.kind == "call" and ex.method_name(store.call) in QUEUE_PUTS and store.owner in fn.params
+            and store.owner != fn.instance)
 
 
 def error_slot(path: str, fn: Function) -> tuple[str, str]:

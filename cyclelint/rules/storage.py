@@ -262,7 +262,8 @@ class StorageRule(Checker):
                     return
 
     def _stored_error(self, stmt, kept: Kept, where: str, fn: Function, chained: str | None = None) -> None:
-        self.stored_errors.append((stmt, kept, where, error_slot(where, fn), fn, error_slot(chained, fn) if chained else None))
+        chained_slot = error_slot(chained, fn) if chained else None
+        self.stored_errors.append((stmt, kept, where, error_slot(where, fn), fn, chained_slot))
 
     def _handed_over(self, slot: tuple, fn: Function) -> bool:
         """Raised again by another function of the file from where it was kept (a worker thread's error
