@@ -12,6 +12,7 @@ from ..vocabulary import INTEGER_DTYPES, object_class, torch_rooted
 from . import exprs as ex
 from .held import held_names
 from .holds import annotation_of, code_class
+from .weak import is_weak
 
 if TYPE_CHECKING:
     from .scopes import ClassInfo, Function, Store
@@ -35,6 +36,7 @@ def note_attr_store(store: Store, fn: Function, value_of: Callable[[cst.BaseExpr
         code_class(store.stmt.annotation.annotation) if isinstance(store.stmt, cst.AnnAssign) else None)
     if kind:
         cls.attr_types[attr] = kind
+    cls.weak_attrs[attr] = cls.weak_attrs.get(attr, True) and is_weak(store.value)  # ``self.refs = WeakSet()``
     if isinstance(store.value, cst.Call) and torch_rooted(ex.callee(store.value)):
         dtype = ex.keyword_arg(store.value, "dtype")
         integer = dtype is not None and ex.last_part(ex.dotted(dtype) or "") in INTEGER_DTYPES

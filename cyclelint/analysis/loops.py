@@ -41,17 +41,19 @@ class LoopKinds:
         method = fn.enclosing_method()
         return named_data(CST, iterable, names, in_module=bool(method and method.cls and method.cls.is_module))
 
-    def one_pass(self, iterable: cst.BaseExpression, fn: Function) -> bool:
+    def one_pass(self, loop: cst.For, fn: Function) -> bool:
         """The loop walks the parts of one forward pass, decided by what the iterable is: the layers of a model
-        (``zip(feats, self.blocks)``, or by index: ``range(1, len(self.blocks) - 1)``), the pieces of one tensor
-        (``x.split(4)``) or its positions (``range(x.size(1))``), or a list this call built from its own input in
-        no loop over data (flair's ``batches`` of one call's character chunks). Its iterations take no fresh data."""
+        (``zip(feats, self.blocks)``, or by index: ``range(1, len(self.blocks) - 1)``, or a count whose layers the
+        body calls: ``self.blocks[i](x)``), the pieces of one tensor (``x.split(4)``) or its positions
+        (``range(x.size(1))``), or a list this call built from its own input in no loop over data (flair's
+        ``batches`` of one call's character chunks). Its iterations take no fresh data."""
+        iterable = loop.iter
         if any(self._graph_part(p, fn) or self.is_pieces(p, fn) or _filled_with(p, fn) == PIECES
                for p in iterated_parts(iterable)):
             return True
         counted = isinstance(iterable, cst.Call) and ex.callee(iterable) == "range"
-        return counted and any(self.is_extent(a.value, fn) or self._counts_graph_parts(a.value, fn)
-                               for a in iterable.args)
+        return counted and (calls_item_by_count(loop) or any(
+            self.is_extent(a.value, fn) or self._counts_graph_parts(a.value, fn) for a in iterable.args))
 
     def _counts_graph_parts(self, expr: cst.BaseExpression, fn: Function) -> bool:
         """``len(M)`` in ``expr``, of a model's layers or a graph-attached value (:meth:`_graph_part`)."""
@@ -113,6 +115,34 @@ def _filled_with(expr: cst.BaseExpression, fn: Function) -> str | None:
     return made[1] if made else None
 
 
+def calls_item_by_count(loop: cst.For) -> bool:
+    """``for i in range(n)`` whose body calls the item the count picks (``self.mask_conv[i](x)``): it walks the
+    layers of a model by index, as ``range(len(self.blocks))`` does."""
+    if not isinstance(loop.target, cst.Name):
+        return False
+    count = loop.target.value
+    return any(isinstance(node, cst.Call) and isinstance(node.func, cst.Subscript) and len(node.func.slice) == 1
+               and isinstance(node.func.slice[0].slice, cst.Index)
+               and isinstance(node.func.slice[0].slice.value, cst.Name) and node.func.slice[0].slice.value.value == count
+               for node in walk_nodes(loop.body))
+
+
+def counters_and_keys(node: cst.For) -> frozenset[str]:
+    """The names a ``for`` binds to a count or a dict key: ``i`` of ``for i, x in enumerate(xs)``, ``k`` of
+    ``for k, v in d.items()`` or ``for k in d.keys()``. They hold no graph whatever the values walked hold (a
+    tensor used as a key hashes by identity; nobody keys a dict by a loss)."""
+    it, target = node.iter, node.target
+    if not isinstance(it, cst.Call):
+        return frozenset()
+    method = ex.method_name(it)
+    if method == "keys" and not it.args and isinstance(target, cst.Name):
+        return frozenset((target.value,))
+    pairs = ex.callee(it) == "enumerate" or (method == "items" and not it.args)
+    if pairs and isinstance(target, cst.Tuple) and len(target.elements) == 2:
+        return frozenset(ex.loaded_names(target.elements[0].value))
+    return frozenset()
+
+
 def iterated_parts(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
     """What a loop walks: the arguments of ``zip``/``enumerate``/``reversed``/``tqdm``, else the iterable."""
     if isinstance(expr, cst.Call) and ex.callee(expr) in ("zip", "enumerate", "reversed", "list", "tuple", "tqdm"):
@@ -136,6 +166,27 @@ def len_capped(body: Sequence[cst.CSTNode]) -> frozenset[str]:
                         and isinstance(node.args[0].value, cst.Name)):
                     out.add(node.args[0].value.value)
     return frozenset(out)
+
+
+FRESH_INPUT_READS = frozenset({"get", "get_nowait", "recv", "read", "readline", "__next__"})
+
+
+def decodes(loop: cst.While) -> bool:
+    """A ``while True`` that leaves itself (a ``break`` or ``return`` of its own) and reads no fresh input
+    (``next(it)``, a queue's ``get()``): each step starts from what the last one made, as in a decode loop
+    stopped by its own output, which is bounded like ``while cond``, not a server or trainer running until stopped."""
+    exits = False
+    stack: list[tuple[cst.CSTNode, bool]] = [(n, False) for n in ex.child_nodes(loop.body)]
+    while stack:
+        node, nested = stack.pop()  # nested: inside an inner loop, whose ``break`` leaves only that loop
+        if isinstance(node, cst.Call) and (ex.callee(node) == "next" or ex.method_name(node) in FRESH_INPUT_READS):
+            return False
+        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            continue
+        exits = exits or isinstance(node, cst.Return) or (isinstance(node, cst.Break) and not nested)
+        inner = nested or isinstance(node, (cst.For, cst.While))
+        stack += [(child, inner) for child in ex.child_nodes(node)]
+    return exits
 
 
 def walk_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:

@@ -47,6 +47,7 @@ class ClassInfo:
     data_attrs: set[str] = field(default_factory=set)  # self.X assigned somewhere
     module_attrs: set[str] = field(default_factory=set)  # self.X = nn.Linear(...) and the like
     attr_types: dict[str, str] = field(default_factory=dict)  # self.X = SomeClass(...)
+    weak_attrs: dict[str, bool] = field(default_factory=dict)  # X -> every store of self.X is a weak container
     # self.X = torch.zeros(n, dtype=...): whether each such store builds an integer (or bool) tensor
     tensor_dtypes: dict[str, set[bool]] = field(default_factory=dict)
     class_attrs: dict[str, cst.BaseExpression] = field(default_factory=dict)

@@ -16,10 +16,10 @@ from .class_facts import deleted_slot, item_slot, note_attr_store, note_clear, n
 from .cst_reading import CST
 from .definitions import class_of, function_of
 from .fills import Fills, filled, fills_of, joined
-from .loops import LoopKinds, len_capped
+from .loops import LoopKinds, counters_and_keys, decodes, len_capped
 from .own_steps import GRADIENT_CALLS, steps_training
 from .scopes import Binding, FileFacts, Function, Loop, Store
-from .tensors import SAFE, Evaluator, Value, grad_context, join_branches
+from .tensors import NUMBER, SAFE, Evaluator, Value, grad_context, join_branches
 
 if TYPE_CHECKING:
     from ..rules.base import Checker
@@ -307,14 +307,14 @@ class Walker:
         self.header(node.iter, node)
         iter_names = iter_identifiers(CST, node.iter)
         iter_val = self.value(node.iter)
-        one_pass = self.loop_kinds.one_pass(node.iter, fn)
+        one_pass = self.loop_kinds.one_pass(node, fn)
         data, weak = (False, False) if one_pass else self.loop_kinds.data_iter(node.iter, iter_names, fn)
         loop = Loop(node, data_iter=data, targets=frozenset(ex.loaded_names(node.target)), weak=weak, one_pass=one_pass)
         is_mod = iter_val.module or any(MODULE_ITER_RE.search(n) for n in iter_names)
         fn.loops.append(loop)
-        for name in loop.targets:
-            # an element of what is walked: ``for k, v in stats.items()`` holds what stats holds
-            self.bind(name, None, node, iter_val.holding(tensor=loop.data_iter or iter_val.tensor, module=is_mod))
+        for name in loop.targets:  # an element of what is walked: ``for k, v in stats.items()``: v holds what stats holds
+            self.bind(name, None, node, NUMBER if name in counters_and_keys(node) else
+                      iter_val.holding(tensor=loop.data_iter or iter_val.tensor, module=is_mod))
         self._loop_body(loop, node)
 
     def _loop_body(self, loop: Loop, node: cst.For | cst.While) -> None:
@@ -327,11 +327,12 @@ class Walker:
     def while_loop(self, node: cst.While) -> None:
         fn = self.fn
         self.header(node.test, node)
-        # ``while True`` serves or trains until stopped; ``while cond`` is bounded (a decode loop)
-        # and counts only when its body calls backward()/step().
-        forever = (isinstance(node.test, cst.Name) and node.test.value == "True") or (
+        # ``while True`` serves or trains until stopped but for a decode loop (loops.decodes); ``while cond`` is
+        # bounded, and counts only when its body calls backward()/step()
+        endless = (isinstance(node.test, cst.Name) and node.test.value == "True") or (
             isinstance(node.test, cst.Integer) and node.test.value != "0")
-        loop = Loop(node, data_iter=forever, capped=len_capped(node.body.body) if forever else frozenset())
+        loop = Loop(node, data_iter=endless and not decodes(node),
+                    capped=len_capped(node.body.body) if endless else frozenset())
         fn.loops.append(loop)
         self._loop_body(loop, node)
 

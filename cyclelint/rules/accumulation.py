@@ -42,6 +42,7 @@ from .store_shapes import (
     number_literal,
     own_attr_key,
     stores_list,
+    through_tensor_data,
     trims_itself,
     walks_itself,
 )
@@ -119,7 +120,8 @@ class AccumulationRule(Checker):
                 return
             self._add(store.stmt, "CYC302", path, store.value, self.walker.value(store.value), fn,
                       spread=method in SPREADS)
-        elif store.kind == "item" and path and keyed_by_variable(store.stmt) and (id(fn), path) not in self.lists:
+        elif (store.kind == "item" and path and keyed_by_variable(store.stmt) and (id(fn), path) not in self.lists
+              and not through_tensor_data(path, fn.instance)):
             head, _, attr = path.partition(".")
             slot_of = attr if head == fn.instance and attr and "." not in attr else None
             self._add(store.stmt, "CYC302", path, store.value, self.walker.value(store.value), fn, slot_of=slot_of,
@@ -340,8 +342,8 @@ class AccumulationRule(Checker):
         for c in self.state:
             method = c.fn.enclosing_method() if c.fn else None
             if method is None or method.cls is None or id(c.stmt) in self.reported or (
-                    method.cls.name, c.acc) in self.drained:
-                continue  # appended here and popped by another method (forward parks, backward takes)
+                    method.cls.name, c.acc) in self.drained or method.cls.weak_attrs.get(c.acc.partition(".")[2]):
+                continue  # appended here and popped by another method (forward parks, backward takes); a WeakSet
             params = method.params[1:]
             graph = graph_params(method)  # an ``int`` or ``List[int]`` argument holds no graph
             key = (method.cls.name, method.name)

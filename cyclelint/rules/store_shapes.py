@@ -65,6 +65,13 @@ def keyed_by_variable(stmt: cst.CSTNode) -> bool:
     return any(variable_key(CST, target) for target in item_targets(stmt))
 
 
+def through_tensor_data(path: str, instance: str | None) -> bool:
+    """``w.data``: torch's alias of tensor ``w`` outside autograd. A write into it (``self.embed.data[mask] = v``)
+    records no graph and grows nothing; the instance's own ``self.data`` is an attribute like any other."""
+    owner, _, attr = path.rpartition(".")
+    return attr == "data" and bool(owner) and owner != instance
+
+
 def item_targets(stmt: cst.CSTNode) -> list[cst.Subscript]:
     """The ``d[key]`` that an assignment statement stores into."""
     targets = [t.target for t in stmt.targets] if isinstance(stmt, cst.Assign) else (
