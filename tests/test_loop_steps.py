@@ -184,3 +184,47 @@ def train(model, loader, opt):
 ])
 def test_a_weak_container_on_the_instance_keeps_nothing(made, flagged, tmp_path):
     assert ("CYC305" in _project_codes(WEAK.format(made=made), tmp_path)) is flagged
+
+
+CALLERS = """\
+import torch
+
+
+class Refit:
+    def validation_nll(self, loader):
+        total = torch.zeros(())
+        for x, y in loader:
+            total += self.model(x).sub(y).pow(2).sum()
+        return total
+
+    def fit(self, loader):
+        {call}
+
+
+class Tuned:
+    def validation_nll(self, loader):
+        total = torch.zeros(())
+        for x, y in loader:
+            total += self.model(x).sub(y).pow(2).sum()
+        return total
+
+    def fit(self, loader):
+        with torch.no_grad():
+            return float(self.validation_nll(loader))
+{elsewhere}
+"""
+
+
+@pytest.mark.parametrize(("call", "elsewhere", "lines"), [
+    # laplace-torch 0.3 baselaplace.py: ELLA's validation runs with grad on (4130), VaLLA's only under no_grad
+    # (5474-5484); each method's own callers say which
+    ("return float(self.validation_nll(loader))", "", [8]),
+    ("with torch.no_grad():\n            return float(self.validation_nll(loader))", "", []),
+    # called on an object of the class from elsewhere, with grad on: either class's may run so
+    ("with torch.no_grad():\n            return float(self.validation_nll(loader))",
+     "\n\ndef check(tuned, loader):\n    return tuned.validation_nll(loader)\n", [8, 20]),
+])
+def test_grad_mode_comes_from_each_methods_own_callers(call, elsewhere, lines):
+    result = lint_source(CALLERS.format(call=call, elsewhere=elsewhere), "run.py", DEFAULT_CODES, prefilter=False)
+    assert result.error is None
+    assert sorted(f.line for f in result.findings if f.code == "CYC301") == lines

@@ -101,6 +101,11 @@ class Function:
     def grad_enabled(self) -> bool:
         return self.grad_stack[-1] if self.grad_stack else not self.no_grad
 
+    @property
+    def qualified_name(self) -> str:
+        """``Class.method`` for a method, else the function's name."""
+        return f"{self.cls.name}.{self.name}" if self.is_method and self.cls else self.name
+
     def enclosing_method(self) -> Function | None:
         fn: Function | None = self
         while fn is not None and not fn.is_method:

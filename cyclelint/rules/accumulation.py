@@ -69,7 +69,8 @@ class AccumulationRule(Checker):
         self.reported: set[int] = set()
         self.loop_found: list[tuple[Candidate, str]] = []
         self.later: list[Candidate] = []  # attached if a function defined later returns a graph
-        # function name -> (grad mode, calling function's name) of each call in the file
+        # function name, or "Class.method" for ``self.method()`` of a method the class defines -> (grad mode, the
+        # caller's own such key) of each call in the file
         self.callers: dict[str, set[tuple[bool, str]]] = {}
         self.numbers: set[tuple[int, str]] = set()  # (function, local) last bound to a number literal
         self.proofs: dict[int, Proofs] = {}  # per function: what --fix may rewrite safely
@@ -183,7 +184,9 @@ class AccumulationRule(Checker):
                 self.evidence.setdefault((cls, hook.attr.value), set()).add(MODULE_HOOK_SLOTS[name])
         called = name or ex.callee(call)
         if called:
-            self.callers.setdefault(called, set()).add((fn.grad_enabled, fn.name))
+            own = method.cls.name if method and method.cls and ex.dotted(ex.receiver(call)) == fn.instance and (
+                name in self.walker.evaluator.later_methods.get(method.cls.name, ())) else None
+            self.callers.setdefault(f"{own}.{called}" if own else called, set()).add((fn.grad_enabled, fn.qualified_name))
         recv = ex.receiver(call)
         if name and recv is not None:
             target = self.walker.value(recv)
@@ -378,10 +381,11 @@ class AccumulationRule(Checker):
         """Every call of this function in the file runs under no_grad (``_sample`` called by ``generate``),
         directly or from functions themselves only called so (``encode_prompt`` called by a
         ``@torch.no_grad`` ``__call__``)."""
-        return fn is not None and self._grad_off(fn.name, set())
+        return fn is not None and self._grad_off(fn.qualified_name, set())
 
     def _grad_off(self, name: str, seen: set[str]) -> bool:
-        calls = self.callers.get(name)
+        # a method is also called as ``obj.method()`` on an object of its class, which the plain name holds
+        calls = self.callers.get(name, set()) | self.callers.get(name.rpartition(".")[2], set())
         if not calls or name in seen:
             return False  # never called here, or called around a cycle: nothing shows grad is off
         return all(not mode or self._grad_off(caller, seen | {name}) for mode, caller in calls)
@@ -401,4 +405,3 @@ class AccumulationRule(Checker):
             return
         self.reported.add(id(c.stmt))
         self.report(c.stmt, code, message(code, c), c.fix if code in FIXABLE else None)
-
