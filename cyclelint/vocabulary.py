@@ -238,6 +238,20 @@ def constructed_class(name: str | None) -> str | None:
     return last if last.lstrip("_")[:1].isupper() and not torch_rooted(name) else None
 
 
+# torch.nn classes whose instances hold no parameter or buffer (as built without a ``weight``): activations,
+# dropout, pooling, reshaping, distances and unweighted losses. A class keeping only these holds nothing of size.
+SIZELESS_MODULES = frozenset({
+    "ReLU", "ReLU6", "LeakyReLU", "GELU", "SiLU", "Mish", "Tanh", "Sigmoid", "Softplus", "Softsign", "Softmax",
+    "LogSoftmax", "Softmin", "ELU", "SELU", "CELU", "GLU", "Hardtanh", "Hardswish", "Hardsigmoid", "Hardshrink",
+    "Softshrink", "Tanhshrink", "LogSigmoid", "Threshold", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
+    "AlphaDropout", "Identity", "Flatten", "Unflatten", "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d",
+    "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
+    "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "Upsample", "PixelShuffle", "PixelUnshuffle", "CosineSimilarity",
+    "PairwiseDistance", "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "KLDivLoss", "BCELoss", "BCEWithLogitsLoss",
+    "CrossEntropyLoss", "NLLLoss"})
+SCALAR_TYPES = frozenset({"int", "float", "bool", "str"})
+
+
 def torch_rooted(name: str | None) -> bool:
     """``nn.ModuleList``, ``torch.Generator``: a class of PyTorch, not of the linted project."""
     return bool(name) and name.split(".", 1)[0] in ("torch", "th", "nn", "F")

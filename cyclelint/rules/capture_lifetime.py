@@ -6,9 +6,10 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis import exprs as ex
+from ..analysis.holds import annotation_of, named_type
 from ..analysis.scopes import ClassInfo, Function
 from ..analysis.weak import is_weak
-from ..vocabulary import NO_GRAD_CONTEXTS, PARTIALS, THREADS
+from ..vocabulary import NO_GRAD_CONTEXTS, PARTIALS, SCALAR_TYPES, SIZELESS_MODULES, THREADS, torch_rooted
 
 # Calls on the instance that give it parameters, buffers or submodules.
 SIZED_CALLS = frozenset({"register_buffer", "register_parameter", "add_module", "register_module", "__setattr__"})
@@ -64,9 +65,15 @@ def _method_node(cls: ClassInfo, name: str | None) -> cst.FunctionDef | None:
 
 def small(value: cst.BaseExpression, fn: Function) -> bool:
     """A value that holds nothing of size whatever the caller passed: constants, function references,
-    the instance's own methods, partials and lambdas over those, and displays of them."""
+    the instance's own methods, partials and lambdas over those, and displays of them; a parameter annotated
+    ``int``/``float``/``bool``/``str`` and numbers made of it; a torch.nn module without parameters or buffers
+    (``nn.Tanh()``, ``nn.Softplus(beta=beta)``, a loss built without ``weight``)."""
+    if isinstance(value, cst.Name) and value.value in fn.params:
+        return named_type(annotation_of(value.value, fn)) in SCALAR_TYPES
     if isinstance(value, (cst.BaseNumber, cst.BaseString, cst.Name)):
         return _constant(value)
+    if isinstance(value, (cst.BinaryOperation, cst.UnaryOperation)):
+        return all(small(part, fn) for part in ex.child_nodes(value) if isinstance(part, cst.BaseExpression))
     if isinstance(value, cst.Attribute):
         root = ex.root(value)
         return root == fn.instance or (root not in fn.params and root not in fn.stored)
@@ -76,7 +83,11 @@ def small(value: cst.BaseExpression, fn: Function) -> bool:
     if isinstance(value, cst.Call):
         if _own_method_of_constants(value, fn):
             return True  # self.method = self.fallback(batch), where fallback only returns 1
-        return ex.last_part(ex.callee(value)) in PARTIALS and all(small(a.value, fn) for a in value.args)
+        callee = ex.callee(value) or ""
+        if callee in SCALAR_TYPES or (torch_rooted(callee) and ex.last_part(callee) in SIZELESS_MODULES
+                                      and ex.keyword_arg(value, "weight") is None):
+            return True
+        return ex.last_part(callee) in PARTIALS and all(small(a.value, fn) for a in value.args)
     if isinstance(value, (cst.Tuple, cst.List, cst.Set)):
         return all(small(e.value, fn) for e in value.elements)
     if isinstance(value, cst.Dict):
