@@ -228,3 +228,28 @@ def test_grad_mode_comes_from_each_methods_own_callers(call, elsewhere, lines):
     result = lint_source(CALLERS.format(call=call, elsewhere=elsewhere), "run.py", DEFAULT_CODES, prefilter=False)
     assert result.error is None
     assert sorted(f.line for f in result.findings if f.code == "CYC301") == lines
+
+
+NORM = """\
+import torch
+import torch.nn as nn
+
+
+class ComplexNorm(nn.Module):
+    def forward(self, x, factor: float):
+        mean = torch.mean(x, 0)
+        self.running.{update}
+        return x - mean
+"""
+
+
+@pytest.mark.parametrize(("update", "detached"), [
+    # espnet2 enh/layers/complexnn.py:356: the graph comes from the mean, not from the float weight
+    ("lerp_(mean.squeeze(), factor)", "mean.squeeze(...).detach()"),
+    ("add_(mean, alpha=factor)", "mean.detach()"),
+])
+def test_an_in_place_update_names_the_tensor_that_brings_the_graph(update, detached, tmp_path):
+    (tmp_path / "run.py").write_text(NORM.format(update=update))
+    findings, errors = lint_paths([str(tmp_path)], select=["CYC305"], jobs=1)
+    assert not errors and [f.code for f in findings] == ["CYC305"]
+    assert f"update it from {detached}" in findings[0].message

@@ -171,8 +171,11 @@ class AccumulationRule(Checker):
                 for a in call.args:
                     val = val | self.walker.value(a.value)
                 positional = [a.value for a in call.args if a.keyword is None] or [call.args[-1].value]
-                if fn.grad_enabled:  # the tensor added is the last positional argument; alpha= is a number
-                    self._add(stmt, "CYC301", path, positional[-1], val, fn, fixes=positional)
+                # the tensor added: the last positional one that is a tensor or has a graph (``lerp_(end, weight)``)
+                added = next((a for a in reversed(positional) if (v := self.walker.value(a)).attached or v.tensor),
+                             positional[-1])
+                if fn.grad_enabled:
+                    self._add(stmt, "CYC301", path, added, val, fn, fixes=positional)
         hook = ex.arg(call, 0, "hook") if name in MODULE_HOOK_SLOTS else None
         if hook is not None and (called_object := self.walker.value(hook).cls):  # SaveOutput(): its __call__ runs
             self.evidence.setdefault((called_object, "__call__"), set()).add(MODULE_HOOK_SLOTS[name])
