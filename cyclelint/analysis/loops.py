@@ -52,7 +52,7 @@ class LoopKinds:
                for p in iterated_parts(iterable)):
             return True
         counted = isinstance(iterable, cst.Call) and ex.callee(iterable) == "range"
-        return counted and (calls_item_by_count(loop) or any(
+        return counted and (calls_item_by_count(loop, fn.instance) or any(
             self.is_extent(a.value, fn) or self._counts_graph_parts(a.value, fn) for a in iterable.args))
 
     def _counts_graph_parts(self, expr: cst.BaseExpression, fn: Function) -> bool:
@@ -115,10 +115,13 @@ def _filled_with(expr: cst.BaseExpression, fn: Function) -> str | None:
     return made[1] if made else None
 
 
-def calls_item_by_count(loop: cst.For) -> bool:
-    """``for i in range(n)`` whose body calls the item the count picks (``self.mask_conv[i](x)``): it walks the
-    layers of a model by index, as ``range(len(self.blocks))`` does."""
-    if not isinstance(loop.target, cst.Name):
+def calls_item_by_count(loop: cst.For, instance: str | None) -> bool:
+    """``for i in range(self.num_heads)``, counted by a setting of the instance, whose body calls the item the count
+    picks (``self.mask_conv[i](x)``): it walks the layers of a model by index, as ``range(len(self.blocks))`` does.
+    A count of steps, of a list of settings or of a data set (``range(len(self.dataset))``) still repeats the step."""
+    bound = [a.value for a in loop.iter.args] if isinstance(loop.iter, cst.Call) else []
+    if not isinstance(loop.target, cst.Name) or not instance or not bound or any(
+            ex.loaded_names(b) - {instance} or any(isinstance(n, cst.Call) for n in walk_nodes(b)) for b in bound):
         return False
     count = loop.target.value
     return any(isinstance(node, cst.Call) and isinstance(node.func, cst.Subscript) and len(node.func.slice) == 1
