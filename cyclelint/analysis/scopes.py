@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from ..vocabulary import FORWARD_METHODS, loss_like, no_module_class
+from .narrowing import plain
 from .tensors import Value
 
 
@@ -92,6 +93,7 @@ class Function:
     self_loads: set[str] = field(default_factory=set)  # X of self.X read here
     unset: frozenset[str] = frozenset()  # names and attributes the enclosing branches tested to be None (unset.py)
     non_root: frozenset[str] = frozenset()  # loop names tested not to be a module's own item (root_item.py)
+    ruled_out: frozenset[str] = frozenset()  # ``name:kind`` the enclosing isinstance tests ruled out (narrowing.py)
     calls_remove: bool = False
     is_method: bool = False
     is_class_body: bool = False
@@ -105,6 +107,11 @@ class Function:
     def qualified_name(self) -> str:
         """``Class.method`` for a method, else the function's name."""
         return f"{self.cls.name}.{self.name}" if self.is_method and self.cls else self.name
+
+    def known_plain(self, name: str) -> bool:
+        """The enclosing ``isinstance`` tests ruled the parameter ``name`` out as a tensor or a container of one
+        (narrowing.py), and nothing rebound it since."""
+        return name in self.params and name not in self.stored and plain(name, self.ruled_out)
 
     def enclosing_method(self) -> Function | None:
         fn: Function | None = self

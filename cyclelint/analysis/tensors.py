@@ -155,7 +155,7 @@ class Evaluator:
 
     def _value(self, expr: cst.BaseExpression, fn: Function) -> Value:
         if isinstance(expr, cst.Name):
-            if expr.value in ("None", "True", "False"):
+            if expr.value in ("None", "True", "False") or fn.known_plain(expr.value):
                 return SAFE
             return self.lookup(fn, expr.value)
         reduced = indices_of(expr)

@@ -60,11 +60,11 @@ class Walker:
 
     # -- statements --------------------------------------------------------
     def block(self, body: Iterable[cst.CSTNode]) -> None:
-        fn, before = self.fn, self.fn.non_root
+        fn, before = self.fn, (self.fn.non_root, self.fn.ruled_out)
         for stmt in body:
             self.statement(stmt)
             after_guard(stmt, fn)
-        fn.non_root = before
+        fn.non_root, fn.ruled_out = before
 
     def suite(self, suite: cst.BaseSuite) -> None:
         self.block(suite.body)
