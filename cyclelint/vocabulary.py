@@ -122,7 +122,9 @@ NOT_CALLED = frozenset(
     {"checkpoint", "config", "cfg", "name", "names", "path", "dir", "type", "kwargs", "args", "id", "ids", "key",
      "keys", "class", "cls", "summary", "registry", "state", "dict", "list", "info", "size", "card", "file",
      "hub", "url", "scale", "scaler", "weight", "weights", "meter", "tracker", "history", "logger", "version",
-     "fn_name", "params", "parameters", "hook", "hooks", "wrapper", "factory", "builder", "cache"}
+     "fn_name", "params", "parameters", "hook", "hooks", "wrapper", "factory", "builder", "cache",
+     # a model's optimizer or learning-rate scheduler (``self.policy_scheduler(step)``) gives no forward pass
+     "optimizer", "optimizers", "optim", "scheduler", "schedulers", "sched"}
 )
 _TOKEN_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 
