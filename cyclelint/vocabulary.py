@@ -55,7 +55,9 @@ HOOK_RE = re.compile(r"^register_\w*hook$")
 KEEPERS = frozenset({"defaultdict", "Thread", "Timer", "property", "partialmethod"})
 PARTIALS = frozenset({"partial", "MethodType", "partialmethod"})
 # Thread.run dels its target when it returns: a started thread's hold on the target ends with it.
-THREADS = frozenset({"Thread"})
+# a thread or process started by the call that builds it drops its target: Thread.run when the target returns,
+# Process.start at once in the parent (bpo-30775)
+THREADS = frozenset({"Thread", "Process"})
 # The parameter (after a method's ``self``) of a module hook that receives what the module computed: a forward
 # hook's output, a pre-hook's input, a backward hook's grad_output. ``with_kwargs=True`` puts kwargs before output.
 MODULE_HOOK_SLOTS = {"register_forward_hook": 2, "register_forward_pre_hook": 1, "register_full_backward_hook": 2,
