@@ -166,7 +166,7 @@ class AccumulationRule(Checker):
             while isinstance(base, cst.Call) and ex.method_name(base) in INPLACE:
                 base = ex.receiver(base)
             path = ex.dotted(base) if base is not None else None
-            if path and call.args:
+            if path and call.args and not through_tensor_data(path, fn.instance):  # w.data.mul_(m): no graph
                 val = Value()
                 for a in call.args:
                     val = val | self.walker.value(a.value)
