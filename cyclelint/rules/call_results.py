@@ -30,6 +30,11 @@ class CallResults:
             self.consumed |= {(id(fn), n) for n in ex.loaded_names(call.args[0].value)}
         elif callee in MODULE_CONTAINERS and call.args:  # nn.Sequential(*blocks): the list was modules being built
             self.consumed |= {(id(fn), n) for a in call.args for n in ex.loaded_names(a.value)}
+        recv = ex.receiver(call)
+        if ex.method_name(call) == "update" and isinstance(recv, cst.Name) and recv.value in fn.stored:
+            # ``losses.update(loss_mask=loss_mask)``, ``losses.update({"loss": loss})``: put whole into a local dict
+            for value in _updated_values(call):
+                self.into.setdefault((id(fn), value), set()).add(recv.value)
 
     def note_store(self, store: Store, fn: Function) -> None:
         """``outer.extend(inner)``, ``outer.append(inner)``, ``outer[k] = inner``: ``inner`` itself, in a local."""
@@ -48,3 +53,13 @@ class CallResults:
             mine |= more
             grown = bool(more)
         return mine
+
+
+def _updated_values(call: cst.Call) -> list[str]:
+    """The names ``d.update(...)`` puts into ``d`` as values: keyword arguments and a dict display's values."""
+    out = [a.value.value for a in call.args if a.keyword is not None and isinstance(a.value, cst.Name)]
+    for a in call.args:
+        if a.keyword is None and isinstance(a.value, cst.Dict):
+            out += [e.value.value for e in a.value.elements if isinstance(e, cst.DictElement)
+                    and isinstance(e.value, cst.Name)]
+    return out
