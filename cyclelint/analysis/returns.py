@@ -108,6 +108,11 @@ class Returns:
         """A return read so far holds a graph of its own."""
         return key in self.whole and self.whole[key].attached
 
+    def gives_number(self, key: Key) -> bool:
+        """Every return read so far holds no tensor and nothing of the arguments (``return loss.item()``)."""
+        whole = self.whole.get(key)
+        return whole is not None and not (whole.attached or whole.tensor or whole.deps)
+
     def read_parts(self, key: Key) -> tuple[Part, ...] | None:
         return self.parts.get(key)
 

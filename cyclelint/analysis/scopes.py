@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ..vocabulary import FORWARD_METHODS, loss_like, no_module_class
+from ..vocabulary import FORWARD_METHODS, loss_like, model_like, no_module_class
 from .narrowing import plain
 from .tensors import Value
 
@@ -60,10 +60,10 @@ class ClassInfo:
     grad_off: set[str] = field(default_factory=set)  # methods defined to run with grad off (``@torch.no_grad()``)
 
     def forward_pass(self, method: str) -> bool:
-        """``self.method(x)``, a method of this class, is a forward pass by its name (``encode``, ``compute_loss``):
-        in a module, whose parameters make a graph the evaluator does not follow, unless it runs with grad off. A
-        class that is none (a wrapper's ``predict``, run under no_grad to numpy) is judged by what it returns."""
-        return ((method in FORWARD_METHODS or loss_like(method)) and method not in self.grad_off
+        """``self.method(x)``, a method of this class, is a forward pass by its name (``encode``, ``compute_loss``,
+        ``actor``): in a module, whose parameters make a graph the evaluator does not follow, unless it runs with grad
+        off. A class that is none (a wrapper's ``predict``, run under no_grad to numpy) is judged by what it returns."""
+        return ((method in FORWARD_METHODS or loss_like(method) or model_like(method)) and method not in self.grad_off
                 and not no_module_class(self.bases, self.is_module))
 
 

@@ -50,13 +50,8 @@ class Value:
     via: frozenset[str] = frozenset()
 
     def __or__(self, other: Value) -> Value:
-        return Value(
-            self.attached or other.attached,
-            self.tensor or other.tensor,
-            False,
-            self.deps | other.deps,
-            via=_joined_via(self, other),
-        )
+        return Value(self.attached or other.attached, self.tensor or other.tensor, False, self.deps | other.deps,
+                     via=_joined_via(self, other))
 
     def holding(self, attached: bool | None = None, tensor: bool | None = None, module: bool = False) -> Value:
         """A value that holds this one (an element, a view, a loop variable): its attachment and where that
@@ -246,7 +241,10 @@ class Evaluator:
             is_mod = (last in self.module_classes or model_like(last) or last.endswith("Loss")
                       or (name or "").startswith("nn."))  # nn.ModuleList(...) with ``from torch import nn``
             return Value(module=is_mod, cls=constructed_class(name))
-        own_method = bool(name) and name.split(".")[0] == fn.instance and name.count(".") == 1 and not model_like(last)
+        # self.method(x): judged by what it returns, also a method named like a model that the class defines
+        cls = (fn.enclosing_method() or fn).cls
+        own_method = bool(name) and name.split(".")[0] == fn.instance and name.count(".") == 1 and not (
+            model_like(last) and not (cls and last in self.later_methods.get(cls.name, ())))
         if isinstance(call.func, cst.Attribute) and not own_method:
             recv = self.value(call.func.value, fn)
             if recv.module:
@@ -349,7 +347,7 @@ class Evaluator:
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == fn.instance:
             # self.inner(x) in a module: an attribute holding a callable, most likely a submodule
             if cls and last in cls.methods:  # self.path_of_module(m) is a method, self.forward(x) a forward pass
-                return cls.forward_pass(last)
+                return cls.forward_pass(last) and not self.returns.gives_number((cls.name, last))
             if cls and last in self.later_methods.get(cls.name, ()):
                 return False  # a method defined further down: judged by what it returns (returns_later)
             if cls and cls.is_module and last in cls.data_attrs:
