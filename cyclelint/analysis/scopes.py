@@ -60,10 +60,12 @@ class ClassInfo:
     grad_off: set[str] = field(default_factory=set)  # methods defined to run with grad off (``@torch.no_grad()``)
 
     def forward_pass(self, method: str) -> bool:
-        """``self.method(x)``, a method of this class, is a forward pass by its name (``encode``, ``compute_loss``,
-        ``actor``): in a module, whose parameters make a graph the evaluator does not follow, unless it runs with grad
-        off. A class that is none (a wrapper's ``predict``, run under no_grad to numpy) is judged by what it returns."""
-        return ((method in FORWARD_METHODS or loss_like(method) or model_like(method)) and method not in self.grad_off
+        """``self.method(x)``, a method of this class, is a forward pass by its name (``encode``, ``compute_loss``, and
+        ``actor`` in a class known to be a module): in a module, whose parameters make a graph the evaluator does not
+        follow, unless it runs with grad off. A class that is none (a wrapper's ``predict``, run under no_grad to
+        numpy) is judged by what it returns."""
+        named = method in FORWARD_METHODS or loss_like(method) or (model_like(method) and self.is_module)
+        return (named and method not in self.grad_off
                 and not no_module_class(self.bases, self.is_module))
 
 
