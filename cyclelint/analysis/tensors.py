@@ -347,7 +347,8 @@ class Evaluator:
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == fn.instance:
             # self.inner(x) in a module: an attribute holding a callable, most likely a submodule
             if cls and last in cls.methods:  # self.path_of_module(m) is a method, self.forward(x) a forward pass
-                return cls.forward_pass(last) and not self.returns.gives_number((cls.name, last))
+                numbers = model_like(last) and self.returns.gives_number((cls.name, last))  # self.train_critic(b)
+                return cls.forward_pass(last) and not numbers
             if cls and last in self.later_methods.get(cls.name, ()):
                 return False  # a method defined further down: judged by what it returns (returns_later)
             if cls and cls.is_module and last in cls.data_attrs:
