@@ -15,13 +15,7 @@ from ..analysis.scopes import Function
 from ..analysis.tensors import Value
 from ..judgements import concat_of, grows
 from ..project.records import PendingDispatch, PendingGraph, PendingState
-from ..vocabulary import (
-    APPENDS,
-    INPLACE,
-    KNOWN_DECORATORS,
-    MODULE_HOOK_SLOTS,
-    dunder,
-)
+from ..vocabulary import APPENDS, INPLACE, KNOWN_DECORATORS, MODULE_HOOK_SLOTS, dunder
 from .accumulation_text import DISPATCH_MESSAGE, message, worded
 from .base import Checker, Rewrite
 from .call_results import CallResults
@@ -101,6 +95,7 @@ class AccumulationRule(Checker):
                 self._add(node, "CYC302" if isinstance(t, cst.Subscript) else "CYC301", path, node.value, val, fn)
 
     def on_bind(self, name, value, stmt, fn):
+        self.results.note_bind(name, value, fn)
         if name in ex.loaded_names(value) and not walks_itself(value, name):
             self._recurrence(stmt, name, value, fn)
         for kept, found in ((self.numbers, number_literal(value)), (self.lists, builds_fixed_size(value))):

@@ -1,7 +1,9 @@
-"""Which locals of a function are that call's result: returned, combined by ``cat``/``stack``/``sum``, handed to a
-module container (``nn.Sequential(*blocks)``), or put whole into a local list that is one of those (deepxde's
-``losses.extend(losses_bc)``, ``return losses``). A list built in a loop and then made the call's result is not kept
-across steps (the CYC3 rules ask this of a local they would report)."""
+"""Which locals of a function are that call's result: returned, combined by ``cat``/``stack``/``sum`` (or a method of
+that name: ``results[0].cat(results)``), handed to a module container (``nn.Sequential(*blocks)``), or put whole into
+a local that is one of those: a list (deepxde's ``losses.extend(losses_bc)``, ``return losses``), a dict it updates
+(``loss_dict.update(losses[-1])``), or a local computed from it (``results = head.predict_by_feat(mask_preds)``,
+``return results``). A list built in a loop and then made the call's result is not kept across steps (the CYC3 rules
+ask this of a local they would report): what the call hands back keeps no more of it than handing it back would."""
 from __future__ import annotations
 
 import libcst as cst
@@ -25,7 +27,7 @@ class CallResults:
             self.consumed |= {(id(fn), n) for n in ex.loaded_names(node.value)}
 
     def note_call(self, call: cst.Call, fn: Function) -> None:
-        callee = ex.last_part(ex.callee(call))
+        callee = ex.last_part(ex.callee(call)) or ex.method_name(call)
         if (callee in CONCAT_FUNCS or ex.callee(call) == "sum") and call.args:
             self.consumed |= {(id(fn), n) for n in ex.loaded_names(call.args[0].value)}
         elif callee in MODULE_CONTAINERS and call.args:  # nn.Sequential(*blocks): the list was modules being built
@@ -35,6 +37,11 @@ class CallResults:
             # ``losses.update(loss_mask=loss_mask)``, ``losses.update({"loss": loss})``: put whole into a local dict
             for value in _updated_values(call):
                 self.into.setdefault((id(fn), value), set()).add(recv.value)
+
+    def note_bind(self, name: str, value: cst.BaseExpression, fn: Function) -> None:
+        """``name = f(local, ...)``: ``name`` is computed from ``local``, which is the call's result if it is."""
+        for local in ex.loaded_names(value) - {name}:
+            self.into.setdefault((id(fn), local), set()).add(name)
 
     def note_store(self, store: Store, fn: Function) -> None:
         """``outer.extend(inner)``, ``outer.append(inner)``, ``outer[k] = inner``: ``inner`` itself, in a local."""
@@ -56,10 +63,13 @@ class CallResults:
 
 
 def _updated_values(call: cst.Call) -> list[str]:
-    """The names ``d.update(...)`` puts into ``d`` as values: keyword arguments and a dict display's values."""
+    """The names ``d.update(...)`` puts into ``d`` as values: keyword arguments, a dict display's values, and the
+    locals a positional mapping is read from (``d.update(losses[-1])``)."""
     out = [a.value.value for a in call.args if a.keyword is not None and isinstance(a.value, cst.Name)]
     for a in call.args:
         if a.keyword is None and isinstance(a.value, cst.Dict):
             out += [e.value.value for e in a.value.elements if isinstance(e, cst.DictElement)
                     and isinstance(e.value, cst.Name)]
+        elif a.keyword is None:
+            out += sorted(ex.loaded_names(a.value))
     return out
