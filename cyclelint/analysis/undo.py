@@ -2,7 +2,8 @@
 
 ``obj.f = wrapper`` followed by ``obj.f = saved`` in a ``finally``, in both ``except`` and
 ``else``, or simply on the next line; ``h = m.register_forward_hook(...)`` followed by
-``h.remove()`` in a ``finally``. A path that leaves the function first (``return``,
+``h.remove()`` in a ``finally``, or ``hooks.append(m.register_forward_hook(...))`` followed by ``for h in
+hooks: h.remove()``. A path that leaves the function first (``return``,
 ``raise``) between the two keeps what was set up, so the answer is then no.
 """
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 import libcst as cst
 
-Undoes = Callable[[cst.BaseSmallStatement], bool]
+Undoes = Callable[[cst.CSTNode], bool]  # asked of each small statement, and of each loop that cannot leave
 UNDONE, EXITS, OPEN = "undone", "exits", "open"
 
 
@@ -101,7 +102,7 @@ class _Sequence:
             return self.run(s.body.body)
         if isinstance(s, (cst.For, cst.While, cst.Match)) and _has_exit(s):
             return EXITS
-        return OPEN
+        return UNDONE if isinstance(s, cst.For) and self.undoes(s) else OPEN
 
     def orelse(self, orelse: cst.If | cst.Else | None) -> str:
         if orelse is None:

@@ -32,7 +32,7 @@ def made_here(name: str, fn: Function) -> bool:
     return isinstance(value, cst.Call) and ex.callee(value) not in ("getattr", "next", "iter") and not is_weak(value)
 
 
-def rebinds(small: cst.BaseSmallStatement, slot: str) -> bool:
+def rebinds(small: cst.CSTNode, slot: str) -> bool:
     """``o.attr = ...`` or ``del o.attr``: whatever ``slot`` held before is dropped."""
     if isinstance(small, cst.Assign):
         return any(ex.dotted(t.target) == slot for t in small.targets)
@@ -43,11 +43,18 @@ def rebinds(small: cst.BaseSmallStatement, slot: str) -> bool:
     return False
 
 
-def removes(small: cst.BaseSmallStatement, handle: str) -> bool:
+def removes(small: cst.CSTNode, handle: str) -> bool:
     """``handle.remove()``."""
     value = small.value if isinstance(small, cst.Expr) else None
     return (isinstance(value, cst.Call) and ex.method_name(value) == "remove"
             and isinstance(ex.receiver(value), cst.Name) and ex.receiver(value).value == handle)
+
+
+def removes_each(node: cst.CSTNode, handles: str) -> bool:
+    """``for h in handles: h.remove()``: every handle the list ``handles`` holds is removed."""
+    return isinstance(node, cst.For) and isinstance(node.iter, cst.Name) and node.iter.value == handles and isinstance(
+        node.target, cst.Name) and any(removes(small, node.target.value) for line in node.body.body
+                                       if isinstance(line, cst.SimpleStatementLine) for small in line.body)
 
 
 def plain_method(cls: ClassInfo, attr: str) -> bool:

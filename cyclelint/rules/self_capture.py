@@ -28,6 +28,7 @@ from .capture_lifetime import (
     plain_method,
     rebinds,
     removes,
+    removes_each,
     small,
 )
 
@@ -66,6 +67,8 @@ class Pending:
     fn: Function | None = None  # the function that set it up
     slot: str | None = None  # ``o.attr`` it was stored on: a later ``o.attr = saved`` / ``del o.attr`` undoes it
     local_handle: str | None = None  # ``h = m.register_..._hook(...)``: a later ``h.remove()`` undoes it
+    handle_list: str | None = None  # ``hooks.append(m.register_..._hook(...))``: ``for h in hooks: h.remove()`` undoes it
+    undo_in: Function | None = None  # the function binding ``handle_list`` when ``fn`` is a closure over it
     threads: set[str] = field(default_factory=set)  # paths holding a Thread built around the callable
     fresh_receiver: str | None = None  # tensor hook on a local this call made: no cycle unless it is kept
     returned_by: str | None = None  # ``return m.register_..._hook(...)`` in this method: its callers keep the handle
@@ -241,6 +244,9 @@ class SelfCaptureRule(Checker):
         p.handle = _handle_attr(stmt, fn)
         if isinstance(stmt, cst.Return) and stmt.value is call and fn.is_method:
             p.returned_by = fn.name
+        if isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call) and ex.method_name(stmt.value) == "append" \
+                and isinstance(ex.receiver(stmt.value), cst.Name) and stmt.value.args and stmt.value.args[0].value is call:
+            p.handle_list = ex.receiver(stmt.value).value
         if name in TENSOR_HOOKS and recv_root and made_here(recv_root, fn):
             p.fresh_receiver = recv_root
         self._defer(p)
@@ -285,7 +291,10 @@ class SelfCaptureRule(Checker):
             fn.cls.removed_attrs |= fn.self_loads
         keep = []
         for p in self.pending:
-            if p.fn is not fn:
+            if (p.undo_in or p.fn) is not fn:
+                keep.append(p)
+            elif p.handle_list is not None and p.handle_list not in fn.stored and fn.parent and fn.parent.node:
+                p.undo_in = fn.parent  # a closure filling its parent's list: the parent may remove them all
                 keep.append(p)
             elif self._undone(p, fn):
                 continue
@@ -314,6 +323,12 @@ class SelfCaptureRule(Checker):
             return undone_on_every_path(fn.node, p.stmt, lambda line: rebinds(line, p.slot))
         if p.local_handle is not None:
             return undone_on_every_path(fn.node, p.stmt, lambda line: removes(line, p.local_handle))
+        if p.handle_list is not None:
+            inner = p.fn  # in the parent, after the ``def`` of the closure that registers
+            while inner is not None and inner.parent is not fn:
+                inner = inner.parent
+            stmt = p.stmt if fn is p.fn else inner.node if inner is not None else None
+            return stmt is not None and undone_on_every_path(fn.node, stmt, lambda s: removes_each(s, p.handle_list))
         return False
 
     def leave_class(self, cls, body):
