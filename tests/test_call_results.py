@@ -39,6 +39,13 @@ def _findings(put: str, end: str, step: str, prefilter: bool) -> list[tuple[int,
     ("total.extend(per_function)", "print(len(total))", "", True),  # neither returned nor combined
     ("kept.append(per_function)", "return total", "", True),  # into the caller's list, kept past the call
     ("total.extend(per_function)", "return total", "\n        opt.step()", True),  # across steps that update
+    # computed from the list (mmdet 3.3.0 point_rend_roi_head.py:219-236), updated into a dict (mmseg 1.2.2
+    # san_head.py:730-736), combined by a method of that name (mmdet glip.py:560)
+    ("results = postprocess(per_function, total)", "return results", "", False),
+    ("loss_dict = dict(); loss_dict.update(per_function[-1])", "return loss_dict", "", False),
+    ("merged = [per_function[0].cat(per_function)]", "print(len(merged))", "", False),
+    ("scaled = [p * 2 for p in per_function]; kept.append(scaled)", "return total", "", True),  # kept elsewhere
+    ("results = postprocess(per_function, total)", "return results", "\n        opt.step()", True),
 ])
 def test_a_list_put_whole_into_the_calls_result(put, end, step, flagged, prefilter):
     assert _findings(put, end, step, prefilter) == ([(8, "CYC302")] if flagged else [])
