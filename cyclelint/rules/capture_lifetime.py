@@ -9,7 +9,7 @@ from ..analysis import exprs as ex
 from ..analysis.holds import annotation_of, named_type
 from ..analysis.scopes import ClassInfo, Function
 from ..analysis.weak import is_weak
-from ..vocabulary import NO_GRAD_CONTEXTS, PARTIALS, SCALAR_TYPES, SIZELESS_MODULES, THREADS, torch_rooted
+from ..vocabulary import HOOK_RE, NO_GRAD_CONTEXTS, PARTIALS, SCALAR_TYPES, SIZELESS_MODULES, THREADS, torch_rooted
 
 # Calls on the instance that give it parameters, buffers or submodules.
 SIZED_CALLS = frozenset({"register_buffer", "register_parameter", "add_module", "register_module", "__setattr__"})
@@ -51,10 +51,40 @@ def removes(small: cst.CSTNode, handle: str) -> bool:
 
 
 def removes_each(node: cst.CSTNode, handles: str) -> bool:
-    """``for h in handles: h.remove()``: every handle the list ``handles`` holds is removed."""
-    return isinstance(node, cst.For) and isinstance(node.iter, cst.Name) and node.iter.value == handles and isinstance(
-        node.target, cst.Name) and any(removes(small, node.target.value) for line in node.body.body
-                                       if isinstance(line, cst.SimpleStatementLine) for small in line.body)
+    """``for h in handles: h.remove()``, ``[h.remove() for h in handles]`` or ``list(map(lambda h: h.remove(),
+    handles))``: every handle the list ``handles`` holds is removed."""
+    if isinstance(node, cst.For):
+        return _names(node.iter, handles) and isinstance(node.target, cst.Name) and any(
+            removes(small, node.target.value) for line in node.body.body
+            if isinstance(line, cst.SimpleStatementLine) for small in line.body)
+    value = node.value if isinstance(node, cst.Expr) else None
+    each = _each(value)
+    return each is not None and _names(each[2], handles) and removes(cst.Expr(each[1]), each[0])
+
+
+def _each(value: cst.BaseExpression | None) -> tuple[str, cst.BaseExpression, cst.BaseExpression] | None:
+    """(item, what is done with it, the iterable) of ``[f(h) for h in xs]`` or ``list(map(lambda h: f(h), xs))``."""
+    if isinstance(value, cst.ListComp) and value.for_in.inner_for_in is None and value.for_in.ifs == () \
+            and isinstance(value.for_in.target, cst.Name):
+        return value.for_in.target.value, value.elt, value.for_in.iter
+    if isinstance(value, cst.Call) and ex.callee(value) == "list" and len(value.args) == 1:
+        inner = value.args[0].value
+        if isinstance(inner, cst.Call) and ex.callee(inner) == "map" and len(inner.args) == 2:
+            fn = inner.args[0].value
+            if isinstance(fn, cst.Lambda) and len(fn.params.params) == 1:
+                return fn.params.params[0].name.value, fn.body, inner.args[1].value
+    return None
+
+
+def makes_handles(value: cst.BaseExpression) -> bool:
+    """``[m.register_forward_hook(f) for m in ms]`` or ``list(map(lambda p: p.register_hook(f), ps))``: a list of
+    the handles of hooks registered on each item."""
+    each = _each(value)
+    return each is not None and isinstance(each[1], cst.Call) and bool(HOOK_RE.match(ex.method_name(each[1]) or ""))
+
+
+def _names(expr: cst.BaseExpression, name: str) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == name
 
 
 def plain_method(cls: ClassInfo, attr: str) -> bool:

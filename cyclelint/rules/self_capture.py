@@ -25,6 +25,7 @@ from .capture_lifetime import (
     SIZED_CALLS,
     is_thread,
     made_here,
+    makes_handles,
     plain_method,
     rebinds,
     removes,
@@ -167,6 +168,10 @@ class SelfCaptureRule(Checker):
                 if p.hook and p.stmt is stmt:
                     self.handle_locals[(id(fn), name)] = p
                     p.local_handle = name
+        elif makes_handles(value):
+            for p in self.pending:
+                if p.hook and p.stmt is stmt:
+                    p.handle_list = name
         if is_thread(value):
             self.thread_locals.add((id(fn), name))
 
@@ -327,8 +332,8 @@ class SelfCaptureRule(Checker):
             inner = p.fn  # in the parent, after the ``def`` of the closure that registers
             while inner is not None and inner.parent is not fn:
                 inner = inner.parent
-            stmt = p.stmt if fn is p.fn else inner.node if inner is not None else None
-            return stmt is not None and undone_on_every_path(fn.node, stmt, lambda s: removes_each(s, p.handle_list))
+            return any(undone_on_every_path(fn.node, stmt, lambda s: removes_each(s, p.handle_list))
+                       for stmt in (p.stmt, inner.node if inner is not None else None) if stmt is not None)
         return False
 
     def leave_class(self, cls, body):
