@@ -260,7 +260,7 @@ class AccumulationRule(Checker):
     def leave_function(self, fn):
         self.numbers = {key for key in self.numbers if key[0] != id(fn)}  # ids are reused once fn is gone
         self.lists = {key for key in self.lists if key[0] != id(fn)}
-        consumed = self.results.leave(fn)
+        consumed, computed = self.results.leave(fn)
         self.proofs.pop(id(fn), None)
         self.module_hooks.trains |= bool(fn.backward_names)
         self.step_stores.leave_function(fn)
@@ -278,7 +278,8 @@ class AccumulationRule(Checker):
             # that call's result, not kept across steps; over the pieces of one tensor it is even when each
             # piece runs its backward (micro-batches), and so it is over anything but data when nothing in the
             # loop updates what the next iteration computes with (a backward per matryoshka dimension)
-            local = not c.state and not fn.is_module and c.acc in consumed and c.code != "CYC303"
+            local = not c.state and not fn.is_module and c.acc in (computed if c.code == "CYC302" else consumed) \
+                and c.code != "CYC303"
             # a container made anew by each step of an enclosing loop, grown by a count inside it (graph_mask's
             # gates per layer within one epoch): that step's pieces, unless the inner loop steps itself
             rebuilt = any(loop.is_step for loop in c.outer)

@@ -1,9 +1,11 @@
 """Which locals of a function are that call's result: returned, combined by ``cat``/``stack``/``sum`` (or a method of
 that name: ``results[0].cat(results)``), handed to a module container (``nn.Sequential(*blocks)``), or put whole into
-a local that is one of those: a list (deepxde's ``losses.extend(losses_bc)``, ``return losses``), a dict it updates
-(``loss_dict.update(losses[-1])``), or a local computed from it (``results = head.predict_by_feat(mask_preds)``,
-``return results``). A list built in a loop and then made the call's result is not kept across steps (the CYC3 rules
-ask this of a local they would report): what the call hands back keeps no more of it than handing it back would."""
+a local that is one of those: a list (deepxde's ``losses.extend(losses_bc)``, ``return losses``) or a dict it updates
+(``loss_dict.update(losses[-1])``). A list built in a loop and then made the call's result is not kept across steps
+(the CYC3 rules ask this of a local they would report). A list is the call's result also when a local computed from it
+is (``results = head.predict_by_feat(mask_preds)``, ``return results``): what comes back keeps no more of its items
+than handing the list back would. A recurrence (``h = f(h)`` over ``range(steps)``) computed into what is returned
+stays a repeated step, as ``tests/test_layer_indices.py`` holds."""
 from __future__ import annotations
 
 import libcst as cst
@@ -21,6 +23,7 @@ class CallResults:
     def __init__(self) -> None:
         self.consumed: set[Key] = set()
         self.into: dict[Key, set[str]] = {}  # a local put whole into these local containers
+        self.computed: dict[Key, set[str]] = {}  # a local these locals are computed from
 
     def note_return(self, node: cst.Return, fn: Function) -> None:
         if node.value is not None:
@@ -41,25 +44,35 @@ class CallResults:
     def note_bind(self, name: str, value: cst.BaseExpression, fn: Function) -> None:
         """``name = f(local, ...)``: ``name`` is computed from ``local``, which is the call's result if it is."""
         for local in ex.loaded_names(value) - {name}:
-            self.into.setdefault((id(fn), local), set()).add(name)
+            self.computed.setdefault((id(fn), local), set()).add(name)
 
     def note_store(self, store: Store, fn: Function) -> None:
         """``outer.extend(inner)``, ``outer.append(inner)``, ``outer[k] = inner``: ``inner`` itself, in a local."""
         if isinstance(store.value, cst.Name) and store.owner in fn.stored and store.kind in ("call", "item"):
             self.into.setdefault((id(fn), store.value.value), set()).add(store.owner)
 
-    def leave(self, fn: Function) -> set[str]:
-        """The locals of ``fn`` that are its call's result; forgets ``fn``."""
+    def leave(self, fn: Function) -> tuple[set[str], set[str]]:
+        """The locals of ``fn`` that are its call's result, and those that are when the locals computed from them
+        count too (for lists); forgets ``fn``."""
         mine = {name for key, name in self.consumed if key == id(fn)}
         into = {name: outer for (key, name), outer in self.into.items() if key == id(fn)}
+        computed = {name: outer for (key, name), outer in self.computed.items() if key == id(fn)}
         self.consumed = {key for key in self.consumed if key[0] != id(fn)}
         self.into = {key: outer for key, outer in self.into.items() if key[0] != id(fn)}
-        grown = True
-        while grown:
-            more = {name for name, outer in into.items() if outer & mine} - mine
-            mine |= more
-            grown = bool(more)
-        return mine
+        self.computed = {key: outer for key, outer in self.computed.items() if key[0] != id(fn)}
+        results = _closure(mine, into)
+        return results, _closure(results, {n: into.get(n, set()) | computed.get(n, set()) for n in into | computed})
+
+
+def _closure(mine: set[str], into: dict[str, set[str]]) -> set[str]:
+    """``mine`` and every local put (or computed) into one of them, transitively."""
+    mine = set(mine)
+    grown = True
+    while grown:
+        more = {name for name, outer in into.items() if outer & mine} - mine
+        mine |= more
+        grown = bool(more)
+    return mine
 
 
 def _updated_values(call: cst.Call) -> list[str]:
