@@ -45,7 +45,10 @@ def rebinds(small: cst.CSTNode, slot: str) -> bool:
 
 def removes(small: cst.CSTNode, handle: str) -> bool:
     """``handle.remove()``."""
-    value = small.value if isinstance(small, cst.Expr) else None
+    return _calls_remove(small.value if isinstance(small, cst.Expr) else None, handle)
+
+
+def _calls_remove(value: cst.BaseExpression | None, handle: str) -> bool:
     return (isinstance(value, cst.Call) and ex.method_name(value) == "remove"
             and isinstance(ex.receiver(value), cst.Name) and ex.receiver(value).value == handle)
 
@@ -59,7 +62,7 @@ def removes_each(node: cst.CSTNode, handles: str) -> bool:
             if isinstance(line, cst.SimpleStatementLine) for small in line.body)
     value = node.value if isinstance(node, cst.Expr) else None
     each = _each(value)
-    return each is not None and _names(each[2], handles) and removes(cst.Expr(each[1]), each[0])
+    return each is not None and _names(each[2], handles) and _calls_remove(each[1], each[0])
 
 
 def _each(value: cst.BaseExpression | None) -> tuple[str, cst.BaseExpression, cst.BaseExpression] | None:

@@ -329,11 +329,11 @@ class SelfCaptureRule(Checker):
         if p.local_handle is not None:
             return undone_on_every_path(fn.node, p.stmt, lambda line: removes(line, p.local_handle))
         if p.handle_list is not None:
-            inner = p.fn  # in the parent, after the ``def`` of the closure that registers
-            while inner is not None and inner.parent is not fn:
+            inner = p.fn  # judged in a parent: after the ``def`` of the closure that registers
+            while fn is not p.fn and inner is not None and inner.parent is not fn:
                 inner = inner.parent
-            return any(undone_on_every_path(fn.node, stmt, lambda s: removes_each(s, p.handle_list))
-                       for stmt in (p.stmt, inner.node if inner is not None else None) if stmt is not None)
+            stmt = p.stmt if fn is p.fn else inner.node if inner is not None else None
+            return stmt is not None and undone_on_every_path(fn.node, stmt, lambda s: removes_each(s, p.handle_list))
         return False
 
     def leave_class(self, cls, body):
