@@ -2,10 +2,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from . import exprs as ex
+
+if TYPE_CHECKING:
+    from .scopes import Function
 
 
 def module_functions(body: Sequence[cst.CSTNode]) -> set[str]:
@@ -48,3 +52,26 @@ def assigned_choices(stmt: cst.CSTNode | None) -> list[cst.BaseExpression] | Non
         return None
     value = stmt.value
     return [value.body, value.orelse] if isinstance(value, cst.IfExp) else [value]
+
+
+def bound_locally(fn: Function, name: str) -> bool:
+    """``name`` is bound in a function scope (a local model), not only at module level."""
+    scope: Function | None = fn
+    while scope is not None and not scope.is_module:
+        if name in scope.env:
+            return True
+        scope = scope.parent
+    return False
+
+
+def aliased_attrs(fn: Function, name: str) -> list[str] | None:
+    """The attribute names a local was last bound to (``f = obj.items`` or ``f = a.x if c else b.y``),
+    when that binding is a plain alias of attributes; else None."""
+    scope: Function | None = fn
+    while scope is not None and not scope.is_module and name not in scope.bindings:
+        scope = scope.parent
+    binding = scope.bindings.get(name) if scope is not None and not scope.is_module else None
+    parts = assigned_choices(binding.stmt if binding is not None else None)
+    if parts is None or not all(isinstance(p, cst.Attribute) for p in parts):
+        return None
+    return [p.attr.value for p in parts]

@@ -84,25 +84,35 @@ class Returns:
         self.whole: dict[Key, Part] = {}
         self.parts: dict[Key, tuple[Part, ...] | None] = {}  # None once two returns disagree on a tuple display
         self.signatures: dict[Key, Signature] = {}
+        # returns that are a call of another function of the file (``return self._impl(x)``): each position of
+        # their tuples is that function's, asked of it (what it returns may be read further down)
+        self.forwards: dict[Key, list[tuple[Key, list[tuple[Slot, Part]]]]] = {}
         # where a function the file does not define is: another file's returns (project/summaries.py)
         self.link: Link | None = None
         self.origin = ""  # the file's absolute path, for the messages of callers in other files
 
-    def read(self, key: Key, signature: Signature, whole: Part, parts: tuple[Part, ...] | None) -> None:
-        """One more ``return`` of ``key`` (``parts``: what each element of its tuple display holds)."""
+    def read(self, key: Key, signature: Signature, whole: Part, parts: tuple[Part, ...] | None,
+             forward: tuple[Key, list[tuple[Slot, Part]]] | None = None) -> None:
+        """One more ``return`` of ``key`` (``parts``: what each element of its tuple display holds; ``forward``:
+        the function of the file it returns a call of, with the call's arguments)."""
         self.signatures[key] = signature
         self.whole[key] = self.whole[key] | whole if key in self.whole else whole
+        if forward is not None:
+            self.forwards.setdefault(key, []).append(forward)
+            return
         if key in self.parts:
             seen = self.parts[key]
             parts = None if seen is None or parts is None or len(seen) != len(parts) else tuple(
                 a | b for a, b in zip(seen, parts))
         self.parts[key] = parts
 
-    def read_return(self, key: Key, fn: Function, whole: Value, parts: list[Value] | None) -> None:
-        """A ``return`` of ``fn``: what it returns, and what each element of its tuple display does."""
+    def read_return(self, key: Key, fn: Function, whole: Value, parts: list[Value] | None,
+                    forward: tuple[Key, list[tuple[Slot, Part]]] | None = None) -> None:
+        """A ``return`` of ``fn``: what it returns, and what each element of its tuple display does (or the
+        function of the file whose call it returns)."""
         drops_first = fn.is_method and fn.cls is not None and fn.cls.methods.get(fn.name) != "staticmethod"
         self.read(key, signature_of(fn.node, drops_first), _returned(whole, fn),
-                  None if parts is None else tuple(_returned(p, fn) for p in parts))
+                  None if parts is None else tuple(_returned(p, fn) for p in parts), forward)
 
     def returns_graph(self, key: Key) -> bool:
         """A return read so far holds a graph of its own."""
@@ -114,19 +124,44 @@ class Returns:
         return whole is not None and not (whole.attached or whole.tensor or whole.deps)
 
     def read_parts(self, key: Key) -> tuple[Part, ...] | None:
-        return self.parts.get(key)
+        """What each position of the tuples ``key`` returns holds, as far as its returns read so far say: None
+        where one returns no tuple display, two disagree on its length, or a function it hands on to says
+        nothing yet."""
+        return self._parts_of(key, set())
 
-    def called(self, key: Key, args: list[tuple[Slot, Part]], part: int | None = None) -> Part:
-        """What a call of ``key`` with ``args`` (or position ``part`` of what it returns) holds."""
+    def _parts_of(self, key: Key, seen: set[Key]) -> tuple[Part, ...] | None:
+        if key in seen:
+            return None
+        seen.add(key)
+        parts = self.parts.get(key)
+        if parts is None and key in self.parts:
+            return None
+        for target, args in self.forwards.get(key, ()):
+            theirs = self._parts_of(target, seen)
+            if theirs is None or parts is not None and len(parts) != len(theirs):
+                return None
+            asked = tuple(self._asked(target, args, i) for i in range(len(theirs)))
+            parts = asked if parts is None else tuple(a | b for a, b in zip(parts, asked))
+        return parts
+
+    def _asked(self, key: Key, args: list[tuple[Slot, Part]], part: int | None) -> Part:
+        """The questions a call of ``key`` with ``args`` (position ``part`` of what it returns) leaves: what it
+        returns of its own, and what it hands back of each argument."""
         name = _key_text(key, part)
-        own = self._part(key, part)
-        attached = self._graph(key, part, set())
-        out = Part(attached, attached or (part is not None and own is not None and own.tensor),
-                   frozenset((RETURNS_OF + name,)))
-        signature = self.signatures.get(key)
+        out = Part(deps=frozenset((RETURNS_OF + name,)))
         for slot, arg in args:
             inner = ({ATTACHED} if arg.attached else set()) | {d for d in arg.deps if d.count(HANDS_BACK) < MAX_NESTED}
             out |= Part(deps=frozenset(f"{HANDS_BACK}{name}:{slot}|{d}" for d in inner))
+        return out
+
+    def called(self, key: Key, args: list[tuple[Slot, Part]], part: int | None = None) -> Part:
+        """What a call of ``key`` with ``args`` (or position ``part`` of what it returns) holds."""
+        own = self._part(key, part)
+        attached = self._graph(key, part, set())
+        out = Part(attached, attached or (part is not None and own is not None and own.tensor)) | self._asked(
+            key, args, part)
+        signature = self.signatures.get(key)
+        for slot, arg in args:
             param = signature.param(slot) if signature else None
             if param and self._hands_back(key, part, param, set()):
                 out |= Part(arg.attached, arg.attached or arg.tensor, arg.deps)
@@ -182,9 +217,10 @@ class Returns:
     def summaries(self, methods: bool) -> dict[str, Summary]:
         """What each function returns, by ``Class.name`` or ``.name`` (``methods``: those of classes too); not
         those that return neither a graph nor anything of their arguments, which answer as an unknown one does."""
-        return {_key_text(key, None): Summary(whole, self.parts[key], self.signatures[key])
+        parts = {key: self.read_parts(key) for key in self.whole}
+        return {_key_text(key, None): Summary(whole, parts[key], self.signatures[key])
                 for key, whole in self.whole.items() if (methods or not key[0])
-                and any(p.attached or p.deps for p in (whole, *(self.parts[key] or ())))}
+                and any(p.attached or p.deps for p in (whole, *(parts[key] or ())))}
 
     @classmethod
     def of_summaries(cls, summaries: dict[str, Summary]) -> Returns:
@@ -202,7 +238,7 @@ class Returns:
         return self.link(key) or (self, key)
 
     def _part(self, key: Key, part: int | None) -> Part | None:
-        parts = self.parts.get(key)
+        parts = self.read_parts(key) if part is not None else None
         if part is not None and parts is not None and part < len(parts):
             return parts[part]
         return self.whole.get(key)

@@ -29,7 +29,7 @@ from ..vocabulary import (
     model_like,
     torch_op,
 )
-from .bindings import assigned_choices
+from .bindings import aliased_attrs, bound_locally
 from .exprs import arg, callee, dotted, indexed_reduction, indices_of, last_part
 from .returns import Part, Returns, Slot
 
@@ -305,7 +305,7 @@ class Evaluator:
             method = fn.enclosing_method()  # None where a (class, "__call__") is called from a plain function
             own = method.cls if method else None
             return name in self.later_methods.get(cls, ()) or (own is not None and own.name == cls and name in own.methods)
-        return name in self.functions and not _bound_locally(fn, name)
+        return name in self.functions and not bound_locally(fn, name)
 
     def _slots(self, call: cst.Call, fn: Function) -> list[tuple[Slot, Part]]:
         """What each argument of ``call`` holds, by its slot (an index, or a keyword), up to a ``*args``."""
@@ -328,16 +328,33 @@ class Evaluator:
             return whole, Value(tensor=whole.tensor or whole.attached)
         if count == 2 and last_part(callee(call) or "") in TREE_FLATTENS:  # ``leaves, spec = tree_flatten(out)``
             return self.value(call, fn), SAFE
-        key = self._called_object(call.func, fn) or self._own_callee(call.func, fn)
-        if key is None or not self._defines(key, fn):  # ``logits, values = self.model(x)``: a module's call
+        key = self.file_callee(call, fn)
+        if key is None:  # ``logits, values = self.model(x)``: a module's call
             return None
         read = self.returns.read_parts(key)
-        if read is not None and len(read) != count or read is None and key in self.returns.whole:
+        unread = key not in self.returns.whole or key in self.returns.forwards  # may hand on to one read later
+        if read is not None and len(read) != count or read is None and not unread:
             return None
         if not fn.grad_enabled:
             return tuple(Value(tensor=p.tensor) for p in read) if read is not None else None
         slots = self._slots(call, fn)
         return tuple(_of_part(self.returns.called(key, slots, i)) for i in range(count))
+
+    def file_callee(self, call: cst.Call, fn: Function) -> tuple[str, str] | None:
+        """The function or method of this file that ``call`` runs (``self.step(x)``, ``helper(x)``, ``crit(x)``
+        with ``crit``'s class defining ``__call__``), judged by what it returns."""
+        key = self._called_object(call.func, fn) or self._own_callee(call.func, fn)
+        return key if key is not None and self._defines(key, fn) else None
+
+    def read_return(self, key: tuple[str, str], value: cst.BaseExpression, fn: Function) -> None:
+        """``return value`` in ``fn``: what it returns and what each element of its tuple display holds, or, for a
+        call of a function of this file, what each position of that one's tuples holds (``return self._impl(x)``)."""
+        elements = value.elements if isinstance(value, cst.Tuple) else None
+        parts = None if elements is None or any(isinstance(e, cst.StarredElement) for e in elements) else [
+            self.value(e.value, fn) for e in elements]
+        callee_key = self.file_callee(value, fn) if isinstance(value, cst.Call) and fn.grad_enabled else None
+        forward = None if callee_key is None else (callee_key, self._slots(value, fn))
+        self.returns.read_return(key, fn, self.value(value, fn), parts, forward)
 
     def _is_model_callee(self, func: cst.BaseExpression, fn: Function, last: str) -> bool:
         cls = method.cls if fn.instance and (method := fn.enclosing_method()) else None
@@ -358,35 +375,12 @@ class Evaluator:
         target = self.value(func, fn) if isinstance(func, (cst.Name, cst.Attribute, cst.Subscript)) else SAFE
         if target.module:
             return True
-        if isinstance(func, cst.Name) and func.value in self.functions and not _bound_locally(fn, func.value):
+        if isinstance(func, cst.Name) and func.value in self.functions and not bound_locally(fn, func.value):
             return loss_like(last)  # a function named like a model is no model
-        aliased = _aliased_attrs(fn, func.value) if isinstance(func, cst.Name) else None
+        aliased = aliased_attrs(fn, func.value) if isinstance(func, cst.Name) else None
         if aliased is not None:  # ``item_generator = data.items``: judged by what it names, not by its own name
             return any(model_like(a) or loss_like(a) for a in aliased)
         return bool(last) and (loss_like(last) or (model_like(last) and isinstance(func, cst.Name)))
-
-
-def _bound_locally(fn: Function, name: str) -> bool:
-    """``name`` is bound in a function scope (a local model), not only at module level."""
-    scope: Function | None = fn
-    while scope is not None and not scope.is_module:
-        if name in scope.env:
-            return True
-        scope = scope.parent
-    return False
-
-
-def _aliased_attrs(fn: Function, name: str) -> list[str] | None:
-    """The attribute names a local was last bound to (``f = obj.items`` or ``f = a.x if c else b.y``),
-    when that binding is a plain alias of attributes; else None."""
-    scope: Function | None = fn
-    while scope is not None and not scope.is_module and name not in scope.bindings:
-        scope = scope.parent
-    binding = scope.bindings.get(name) if scope is not None and not scope.is_module else None
-    parts = assigned_choices(binding.stmt if binding is not None else None)
-    if parts is None or not all(isinstance(p, cst.Attribute) for p in parts):
-        return None
-    return [p.attr.value for p in parts]
 
 
 def _no_graph_unless(grad: bool, v: Value) -> Value:

@@ -243,10 +243,7 @@ class Walker:
         ``stats = self.summarize(logits)``)."""
         owner = fn.cls.name if fn.cls and fn.is_method else "" if fn.parent and fn.parent.is_module else None
         if owner is not None and node.value is not None and fn.node is not None:
-            elements = node.value.elements if isinstance(node.value, cst.Tuple) else None
-            parts = None if elements is None or any(isinstance(e, cst.StarredElement) for e in elements) else [
-                self.value(e.value) for e in elements]
-            self.evaluator.returns.read_return((owner, fn.name), fn, self.value(node.value), parts)
+            self.evaluator.read_return((owner, fn.name), node.value, fn)
 
     def bind(self, name: str, value: cst.BaseExpression | None, stmt: cst.CSTNode, val: Value | None = None) -> None:
         fn = self.fn
