@@ -269,3 +269,41 @@ def test_what_either_branch_leaves(branches, flagged, tmp_path):
     found, errors = lint_paths([str(tmp_path)], select=["CYC305"], jobs=1)  # the project judges CYC305
     assert errors == []
     assert [(f.line, f.code) for f in found] == ([(9, "CYC305")] if flagged else [])
+
+
+FORWARDING = '''
+import torch
+
+
+class Learner:
+    def learn(self, loader):
+        kept = []
+        for x in loader:
+            loss, extra = self._loss(x)
+            loss.backward()
+            self.opt.step()
+            kept.append(extra)
+        return kept
+
+    def _loss(self, x):
+        {body}
+
+    def _impl(self, x):
+        out = self.model(x)
+        {impl}
+'''
+
+
+@pytest.mark.parametrize(("body", "impl", "flagged"), [
+    ("return self._impl(x)", "return out.sum(), out.detach()", False),
+    ("return self._impl(x)", "return out.sum(), out", True),
+    ("return self._impl(x)", "return out", True),  # no tuple display: a model's outputs
+    ("return self._impl(x) if x.numel() else self._loss(x[1:])", "return out.sum(), out.detach()", True),
+    ("if x.numel():\n            return self._impl(x)\n        return self._loss(x[1:])",
+     "return out.sum(), out.detach()", True),  # a recursion says nothing of its positions
+    ("with torch.no_grad():\n            return self._impl(x)", "return out.sum(), out", False),
+])
+def test_a_return_that_is_another_functions_call(body, impl, flagged):
+    """``return self._impl(x)`` hands on each position of ``_impl``'s tuples (defined further down), not the
+    whole's attachment (agilerl 2.58.0's GRPO._loss returning self._objective_loss(...))."""
+    assert _found(FORWARDING.format(body=body, impl=impl)) == ([(12, "CYC302")] if flagged else [])
