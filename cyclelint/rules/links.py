@@ -17,8 +17,9 @@ from ..analysis.scopes import ClassInfo, Function
 from ..analysis.weak import is_weak
 from ..astutil import reaches
 from ..project.records import PendingBackPointer, PendingCtor
-from ..vocabulary import CLEAR_METHODS, MODULE_ITERS, VIEW_METHODS, ZERO_COPY
+from ..vocabulary import CLEAR_METHODS, MODULE_ITERS
 from .base import Checker
+from .ctx_outputs import closure, function_ctx, shape_of, view_helpers, views_of
 
 MSG_MUTUAL = ("{a} and {b} now point at each other: the pair (and every tensor it holds) is freed only by the "
               "cycle collector; make one direction a weakref.ref/proxy or break it (… = None) when done")
@@ -64,6 +65,7 @@ class LinkRule(Checker):
         self.returned: dict[int, set[str]] = {}  # per function: local names its return values hold
         # per autograd forward: name -> the names it is an alias or view of
         self.views: dict[int, dict[str, set[str]]] = {}
+        self.shapes: dict[int, dict[str, bool]] = {}  # per autograd forward: name -> every binding of it is a shape
         self.view_helpers: dict[str, int] | None = None  # the file's functions that return a view of a parameter
         # self.x.method(self): (statement, the class of the method it is in, self, x, method, argument), judged
         # once the file's classes say what x is
@@ -98,15 +100,17 @@ class LinkRule(Checker):
             self._kept_on_instance(store, fn, records)
 
     def on_bind(self, name, value, stmt, fn):
-        if _function_ctx(fn) is not None:  # only an autograd forward's ctx stores ask what is a view of what
+        if function_ctx(fn) is not None:  # only an autograd forward's ctx stores ask what is a view of what
             if self.view_helpers is None:
-                self.view_helpers = _view_helpers(self.walker.module)
-            sources = _views_of(value, self.view_helpers) - {name}
+                self.view_helpers = view_helpers(self.walker.module)
+            sources = views_of(value, self.view_helpers) - {name}
             views = self.views.setdefault(id(fn), {})
             if sources:
                 views[name] = sources
             else:
                 views.pop(name, None)
+            shapes = self.shapes.setdefault(id(fn), {})
+            shapes[name] = shapes.get(name, True) and shape_of(value)
         if fn.instance:
             calls = self._ctor_calls(value, stmt, fn, keep=False)
             if calls:
@@ -249,9 +253,10 @@ class LinkRule(Checker):
         done: set[int] = set()
         returned = self.returned.pop(id(fn), set())
         views = self.views.pop(id(fn), {})
-        ctx = _function_ctx(fn)
-        if ctx is not None and returned:
-            self._ctx_stores([ln for ln in live if ln.owner == ctx], returned, views, done)
+        shapes = {name for name, only in self.shapes.pop(id(fn), {}).items() if only}
+        ctx = function_ctx(fn)
+        if ctx is not None and returned - shapes:
+            self._ctx_stores([ln for ln in live if ln.owner == ctx], returned - shapes, views, done)
         for ln in live:
             if reaches(ln.value, ln.owner):
                 self._single(ln, fn, done)
@@ -273,13 +278,13 @@ class LinkRule(Checker):
         """``ctx.y = out`` in an autograd Function's forward that returns ``out``, a view of it (``c`` when
         forward returns ``c[-1]``), or what it is a view of (``out_nd = zerocopy(out)``: the handle keeps
         ``out``)."""
-        outputs = _closure(returned, views)  # last_hidden = c[-1]: c shares the output's history
+        outputs = closure(returned, views)  # last_hidden = c[-1]: c shares the output's history
         for ln in links:
             if not ln.target or id(ln.stmt) in done:
                 continue
             value = ln.value
             if value not in outputs:
-                base = next((b for b in sorted(_closure({value}, views)) if b in outputs), None)
+                base = next((b for b in sorted(closure({value}, views)) if b in outputs), None)
                 if base is None:
                     continue
                 value = f"{value} (a view of {base})"
@@ -324,65 +329,6 @@ class LinkRule(Checker):
             self.report(ln.stmt, "CYC202", msg)
 
 
-def _closure(names: set[str], views: dict[str, set[str]]) -> set[str]:
-    """``names`` and every name they are, transitively, an alias or view of."""
-    out, todo = set(), list(names)
-    while todo:
-        name = todo.pop()
-        if name not in out:
-            out.add(name)
-            todo.extend(views.get(name, ()))
-    return out
-
-
-def _views_of(value: cst.BaseExpression, helpers: dict[str, int]) -> set[str]:
-    """The names ``value`` is, or is a view of: ``n``, ``n[...]``, ``n.view(...)``, ``a if t else b[-1]``,
-    a zero-copy handle (``from_dlpack(to_dlpack(n))``), or ``f(n)`` where ``helpers`` says the file's
-    function ``f`` returns a view of that argument."""
-    out, stack = set(), [value]
-    while stack:
-        cur = stack.pop()
-        if isinstance(cur, cst.Name):
-            out.add(cur.value)
-        elif isinstance(cur, cst.Subscript):
-            stack.append(cur.value)
-        elif isinstance(cur, cst.Call) and ex.method_name(cur) in VIEW_METHODS:
-            stack.append(cur.func.value)  # type: ignore[union-attr]
-        elif isinstance(cur, cst.Call):
-            name = ex.last_part(ex.callee(cur))
-            if name in ZERO_COPY:
-                index = 0
-            elif isinstance(cur.func, cst.Name):
-                index = helpers.get(name)
-            else:
-                continue
-            args = ex.positional_args(cur)
-            if index is not None and index < len(args):
-                stack.append(args[index])
-        elif isinstance(cur, cst.IfExp):
-            stack.extend((cur.body, cur.orelse))
-    return out
-
-
-def _view_helpers(module: cst.Module) -> dict[str, int]:
-    """The file's module-level functions that return a view of one of their parameters, and its index
-    (DGL's ``def zerocopy_to_dgl_ndarray(input): return nd.from_dlpack(dlpack.to_dlpack(input.contiguous()))``):
-    every ``return`` of the function is a view of that parameter. Helpers are read in file order, so a
-    helper may build on one defined above it."""
-    helpers: dict[str, int] = {}
-    for stmt in module.body:
-        if not isinstance(stmt, cst.FunctionDef):
-            continue
-        params = [p.name.value for p in (*stmt.params.posonly_params, *stmt.params.params)]  # the positional slots
-        returns = [r.value for r in ex.iter_returns(stmt)]
-        if not returns or None in returns:
-            continue
-        shared = set(params).intersection(*(_views_of(r, helpers) for r in returns))
-        if shared:
-            helpers[stmt.name.value] = min(params.index(p) for p in shared)
-    return helpers
-
-
 def _attribute_class(cls: ClassInfo, attr: str, classes: dict[str, ClassInfo]) -> str | None:
     """The class ``self.<attr>`` is built from in ``cls``; for a mixin that leaves it to its subclasses,
     the one class every subclass of the file that builds it agrees on."""
@@ -398,13 +344,3 @@ def _copies_items(store) -> bool:
     ``self._summary.update(self)`` in a dict subclass copies its own items); a display's values are stored."""
     return (store.kind == "call" and ex.method_name(store.call) in ("update", "extend")
             and not isinstance(store.value, (cst.Dict, cst.List, cst.Tuple, cst.Set)))
-
-
-def _function_ctx(fn: Function) -> str | None:
-    """The ctx parameter of a ``torch.autograd.Function`` subclass's static ``forward``."""
-    cls = fn.cls
-    if not (fn.is_method and fn.name == "forward" and fn.instance is None and fn.params and cls is not None):
-        return None
-    if cls.methods.get("forward") != "staticmethod":
-        return None
-    return fn.params[0] if any(ex.last_part(b) == "Function" for b in cls.bases) else None
