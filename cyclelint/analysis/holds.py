@@ -107,7 +107,8 @@ def annotation_holds(ann: cst.BaseExpression | None, module_classes: set[str]) -
 
 def annotation_names(ann: cst.BaseExpression | None, types: frozenset[str] | set[str]) -> str | None:
     """``annotated X`` when the annotation names one of ``types`` by its last name, anywhere inside it
-    (``Optional[Tensor]``, ``Union[float, Tensor]``, ``"Tensor | None"``); a class (``Type[...]``) does not count."""
+    (``Optional[Tensor]``, ``Union[float, Tensor]``, ``"Tensor | None"``); a class (``Type[...]``) does not count,
+    nor a callable's signature (``Callable[[Tensor], Tensor]``: what it takes and returns, not what it holds)."""
     stack = [ann] if ann is not None else []
     while stack:
         cur = stack.pop()
@@ -116,7 +117,7 @@ def annotation_names(ann: cst.BaseExpression | None, types: frozenset[str] | set
             if last_part(path) in types:
                 return f"annotated {path}"
         elif isinstance(cur, cst.Subscript):
-            if is_class_annotation(cur):
+            if is_class_annotation(cur) or last_part(dotted(cur.value)) == "Callable":
                 continue
             stack.append(cur.value)
             stack.extend(e.slice.value for e in cur.slice if isinstance(e.slice, cst.Index))
