@@ -33,6 +33,7 @@ from .project.records import (
     PendingDispatch,
     PendingGraph,
     PendingState,
+    PendingStore,
     Placed,
     StateGrowth,
 )
@@ -223,7 +224,8 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
             result.ctors.append(replace(placed, noqa=noqa_at(line)))
         elif not suppressed(record.code, noqa_at(line)):
             kept = {PendingState: result.states, PendingDispatch: result.dispatches, PendingGraph: result.graphs,
-                    PendingBackPointer: result.back_pointers}.get(type(placed), result.caches)
+                    PendingBackPointer: result.back_pointers, PendingStore: result.stores}.get(
+                type(placed), result.caches)
             kept.append(placed)
     for st in result.states:  # what a subclass's override does with what its base class hands it
         if st.deps and st.cls in result.classes:

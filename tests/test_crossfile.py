@@ -249,3 +249,46 @@ def test_what_keeps_the_handed_object_decides(tmp_path, cyclelint, old, new, lef
     lines = leak.splitlines()
     assert rows(cyclelint, tmp_path, "--no-cache") == [("./registered_leak.py", 1 + lines.index(text), "CYC202")
                                                        for text in left]
+
+
+KEPT_TRAIN = textwrap.dedent(
+    """\
+    from metrics import Kept
+
+
+    def learn(model, loader, opt):
+        kept = Kept()
+        for x, y in loader:
+            loss = model(x).sum()
+            loss.backward()
+            opt.step()
+            kept.add({"loss": loss})
+        return kept
+    """
+)
+KEEPS = "for k, v in values.items():\n            self.values.append(v)"
+
+
+@pytest.mark.parametrize(("metrics", "found"), [
+    # no container: its add() keeps each value detached (agilerl 2.58.0's MicroBatchMetrics.add)
+    (f"class Kept:\n    def __init__(self):\n        self.values = []\n\n    def add(self, values):\n"
+     f"        {KEEPS.replace('(v)', '(v.detach())')}\n", []),
+    # no container, keeping the graphs: its own method is reported, from the caller's evidence
+    (f"class Kept:\n    def __init__(self):\n        self.values = []\n\n    def add(self, values):\n        {KEEPS}\n",
+     [("./metrics.py", 7, "CYC305")]),
+    ("class Kept(list):\n    def add(self, value):\n        self.append(value)\n", [("./train.py", 10, "CYC302")]),
+    ("class History(list):\n    pass\n\n\nclass Kept(History):\n    def add(self, value):\n        self.append(value)\n",
+     [("./train.py", 10, "CYC302")]),
+    ("from collections.abc import MutableSet\n\n\nclass Kept(MutableSet):\n    pass\n", [("./train.py", 10, "CYC302")]),
+    ("from elsewhere import Kept\n", [("./train.py", 10, "CYC302")]),  # a class the tree does not hold
+])
+def test_an_object_of_a_class_of_another_file_is_judged_by_that_class(tmp_path, cyclelint, metrics, found):
+    """``kept.add(v)`` on an object of a class another file defines: a container's add keeps ``v`` (reported at
+    the call), a plain class's add does what its code says (judged there)."""
+    (tmp_path / "metrics.py").write_text(metrics)
+    (tmp_path / "train.py").write_text(KEPT_TRAIN)
+    assert rows(cyclelint, tmp_path, "--no-cache") == found
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "train.py").write_text(KEPT_TRAIN)  # the class unknown: it may be a container
+    assert rows(cyclelint, alone, "--no-cache") == [("./train.py", 10, "CYC302")]

@@ -135,6 +135,17 @@ class PendingGraph(Placed):
 
 
 @dataclass
+class PendingStore(Placed):
+    """``metrics.add(v)`` in a loop, keeping a graph-attached ``v``, with ``metrics`` an object of ``cls``, a class
+    the file does not define: a CYC302 unless the tree defines ``cls`` as no container, down to every base. Its
+    method then keeps ``v`` or not as it says: judged in its own file (CYC305), from this call's evidence."""
+
+    code: ClassVar[str] = "CYC302"
+    cls: str
+    message: str
+
+
+@dataclass
 class PendingBackPointer(Placed):
     """``owner.attr = obj`` giving an object the instance reaches a strong reference back to it: a CYC202 unless
     a class of the project sets ``attr`` keeping nothing of what it is given (classtable.weak_slots: a property
@@ -169,6 +180,7 @@ class FileResult:
     dispatches: list[PendingDispatch] = field(default_factory=list)
     graphs: list[PendingGraph] = field(default_factory=list)
     back_pointers: list[PendingBackPointer] = field(default_factory=list)
+    stores: list[PendingStore] = field(default_factory=list)
     # what its functions return (methods too where ``graphs`` ask), once analysed in full; None: pre-filtered
     summaries: dict[str, Summary] | None = None
     imports: dict[str, tuple[int, str, str]] = field(default_factory=dict)  # name: (level, module, its name there)

@@ -5,7 +5,7 @@ from collections.abc import Iterable, Sequence
 
 from ..findings import Finding
 from ..noqa import suppressed
-from ..vocabulary import PLAIN_BASES, registers
+from ..vocabulary import PLAIN_BASES, object_class, registers
 from .records import ClassSummary, FileResult, PendingCtor, StateGrowth, slot_params
 from .summaries import resolve_graphs
 
@@ -22,6 +22,7 @@ def resolve_project(results: Iterable[FileResult]) -> None:
     _resolve_dispatches(results)
     _resolve_caches(results)
     _resolve_back_pointers(results)
+    _resolve_stores(results)
     resolve_graphs(results)
     pending = [res for res in results if res.ctors]
     if not pending:
@@ -197,6 +198,26 @@ def _resolve_caches(results: list[FileResult]) -> None:
                 message = message.replace("{why}", f"an nn.Module through {base}")
             res.findings.append(Finding(res.path, c.line, c.column, c.end_line, c.end_column, "CYC402", message))
         res.caches = []
+
+
+def _resolve_stores(results: list[FileResult]) -> None:
+    """CYC302 for ``metrics.add(v)`` on an object of a class of another file, unless the tree defines that class
+    and every class it derives from as no container (``object_class``; a base the tree does not define, such as
+    ``MutableMapping``, may be one): its method then keeps ``v`` or not (agilerl's ``MicroBatchMetrics.add``
+    detaches), judged in its own file from this call's evidence."""
+    if not any(res.stores for res in results):
+        return
+    files, homes = _class_index(results)
+    for res in results:
+        for st in res.stores:
+            chain = _with_bases(st.cls, res.path, files, homes)
+            names = {name for _, name in chain} | {b.rsplit(".", 1)[-1] for b in PLAIN_BASES}
+            if not chain or any(not object_class(name, files[home].classes[name].bases)
+                                or any(b.rsplit(".", 1)[-1] not in names for b in files[home].classes[name].bases)
+                                for home, name in chain):
+                res.findings.append(Finding(res.path, st.line, st.column, st.end_line, st.end_column, st.code,
+                                            st.message))
+        res.stores = []
 
 
 def _library_grad_off(method: str, chain: set[tuple[str, str]], files: dict[str, FileResult],

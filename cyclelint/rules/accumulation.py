@@ -14,8 +14,8 @@ from ..analysis.cst_reading import CST
 from ..analysis.scopes import Function
 from ..analysis.tensors import Value
 from ..judgements import concat_of, grows
-from ..project.records import PendingDispatch, PendingGraph, PendingState
-from ..vocabulary import APPENDS, INPLACE, KNOWN_DECORATORS, MODULE_HOOK_SLOTS, dunder
+from ..project.records import PendingDispatch, PendingGraph, PendingState, PendingStore
+from ..vocabulary import APPENDS, INPLACE, KNOWN_DECORATORS, MODULE_HOOK_SLOTS, dunder, object_class
 from .accumulation_text import DISPATCH_MESSAGE, message, worded
 from .base import Checker, Rewrite
 from .call_results import CallResults
@@ -114,8 +114,9 @@ class AccumulationRule(Checker):
             method = ex.method_name(store.call)
             if method not in APPENDS or not path:
                 return
+            kind = self.walker.value(ex.receiver(store.call), fn).cls  # metrics = MicroBatchMetrics(...)
             self._add(store.stmt, "CYC302", path, store.value, self.walker.value(store.value), fn,
-                      spread=method in SPREADS)
+                      spread=method in SPREADS, object_of=kind if kind not in self.walker.facts.classes else None)
         elif (store.kind == "item" and path and keyed_by_variable(store.stmt) and (id(fn), path) not in self.lists
               and not through_tensor_data(path, fn.instance)):
             head, _, attr = path.partition(".")
@@ -206,7 +207,7 @@ class AccumulationRule(Checker):
 
     def _add(self, stmt, code, acc, expr, val: Value, fn: Function, backward_only: bool = False,
              spread: bool = False, fixes: list[cst.BaseExpression] | None = None, slot_of: str | None = None,
-             key_attr: str | None = None) -> None:
+             key_attr: str | None = None, object_of: str | None = None) -> None:
         root = acc.split(".", 1)[0]
         binding = fn.bindings.get(root)
         if root == fn.instance or binding is None:
@@ -218,7 +219,7 @@ class AccumulationRule(Checker):
             fix = None if backward_only else self._rewrite(stmt, fixes or [expr], code, acc, fn, spread)
             self.cands.setdefault(id(fn), []).append(Candidate(
                 stmt, code, acc, expr, val, loops, state, fn, backward_only, fix, slot_of, key_attr,
-                outer=binding.loops if binding is not None and root != fn.instance else ()))
+                outer=binding.loops if binding is not None and root != fn.instance else (), object_of=object_of))
         if code == "CYC302" and fn.params and fn.node is not None and root not in fn.params and (
                 binding is None or state):  # a container that outlives the call: kept across a hook's calls
             self.pack_hooks.stores.append(Candidate(stmt, code, acc, expr, val, (), state, fn))
@@ -403,4 +404,7 @@ class AccumulationRule(Checker):
         if self._slot_overwrite(c):
             return
         self.reported.add(id(c.stmt))
-        self.report(c.stmt, code, message(code, c), c.fix if code in FIXABLE else None)
+        if object_class(c.object_of):  # a class of another file: the project says whether it is a container
+            self.hand_on(c.stmt, PendingStore(c.object_of, message(code, c)))
+        else:
+            self.report(c.stmt, code, message(code, c), c.fix if code in FIXABLE else None)

@@ -26,3 +26,6 @@ class Candidate:
     key_attr: str | None = None  # ``d[self.K] = v``: K, a fixed key (one entry, overwritten) if only __init__ sets it
     why: str | None = None  # where the value's graph comes from, when the message should say it
     outer: tuple[Loop, ...] = ()  # loops enclosing where a local container was made: each makes it anew
+    # ``metrics.add(v)`` on an object of a class the file does not define: reported unless the project holds it no
+    # container (a class of another file may derive from ``list``: ``class History(list)``)
+    object_of: str | None = None
