@@ -20,8 +20,8 @@ def function_ctx(fn: Function) -> str | None:
 
 
 def shape_of(value: cst.BaseExpression) -> bool:
-    """``x.shape``, ``x.size()``, ``x.size(0)`` or an element of one: a tuple of ints (``torch.Size``), which has no grad_fn,
-    so forward returning it and ``ctx`` keeping it make no cycle (torchao's ``padded_input_shape``)."""
+    """``x.shape``, ``x.size()``, ``x.size(0)`` or an element of one: a tuple of ints (``torch.Size``), which has
+    no grad_fn, so forward returning it and ``ctx`` keeping it make no cycle (torchao's ``padded_input_shape``)."""
     while isinstance(value, cst.Subscript):
         value = value.value
     if isinstance(value, cst.Call):
