@@ -277,7 +277,8 @@ KEEPS = "for k, v in values.items():\n            self.values.append(v)"
     (f"class Kept:\n    def __init__(self):\n        self.values = []\n\n    def add(self, values):\n        {KEEPS}\n",
      [("./metrics.py", 7, "CYC305")]),
     ("class Kept(list):\n    def add(self, value):\n        self.append(value)\n", [("./train.py", 10, "CYC302")]),
-    ("class History(list):\n    pass\n\n\nclass Kept(History):\n    def add(self, value):\n        self.append(value)\n",
+    ("class History(list):\n    pass\n\n\nclass Kept(History):\n"
+     "    def add(self, value):\n        self.append(value)\n",
      [("./train.py", 10, "CYC302")]),
     ("from collections.abc import MutableSet\n\n\nclass Kept(MutableSet):\n    pass\n", [("./train.py", 10, "CYC302")]),
     ("from elsewhere import Kept\n", [("./train.py", 10, "CYC302")]),  # a class the tree does not hold
