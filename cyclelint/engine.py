@@ -34,6 +34,7 @@ from .project.records import (
     PendingGraph,
     PendingState,
     PendingStore,
+    PendingWithdrawal,
     Placed,
     StateGrowth,
 )
@@ -177,12 +178,14 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
     grad_off = grad_off_by_class(tree) if may_wrap else {}
     methods = class_methods(tree) if tree is not None else {}
     library = library_grad_off_by_class(tree, library_imports(tree, text)) if tree is not None else {}
+    clean = walker.evaluator.returns.clean_positions()
     for name, info in facts.classes.items():
         listed, keeps, weak = methods.get(name, ([], {}, []))
         result.classes[name] = ClassSummary(
             info.init_params, sorted(info.kept_params), info.bases, info.is_module,
             "__init__" in info.methods or name in facts.generated_inits, *grad_off.get(name, ([], [])),
             methods=listed, keeps=keeps, weak_slots=weak, library_grad_off=library.get(name, {}),
+            clean_returns=clean.get(name, {}),
         )
     result.evidence, result.input_evidence = facts.evidence, facts.input_evidence
     # what its functions return, for callers elsewhere; its methods' too where a value kept here asks another file
@@ -224,7 +227,8 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
             result.ctors.append(replace(placed, noqa=noqa_at(line)))
         elif not suppressed(record.code, noqa_at(line)):
             kept = {PendingState: result.states, PendingDispatch: result.dispatches, PendingGraph: result.graphs,
-                    PendingBackPointer: result.back_pointers, PendingStore: result.stores}.get(
+                    PendingBackPointer: result.back_pointers, PendingStore: result.stores,
+                    PendingWithdrawal: result.withdrawals}.get(
                 type(placed), result.caches)
             kept.append(placed)
     for st in result.states:  # what a subclass's override does with what its base class hands it

@@ -18,7 +18,7 @@ from .file_rules import FileRules
 from .files import discover
 from .project.imports import absolute
 from .project.records import FileResult
-from .project.resolve import deferred_to_analyse, feeding_candidates, resolve_project
+from .project.resolve import deferred_to_analyse, feeding_candidates, resolve_project, withdrawals_to_analyse
 from .project.summaries import importers_to_analyse, summaries_to_analyse
 
 ROOT_MARKERS = ("pyproject.toml", ".git")
@@ -39,7 +39,7 @@ def project_root(path: str) -> str | None:
 
 def asks_the_project(result: FileResult, root: str) -> bool:
     return bool(result.ctors or result.states or result.caches or result.dispatches or result.deferred
-                or _imports_its_project(result, root))
+                or result.withdrawals or _imports_its_project(result, root))
 
 
 def _imports_its_project(result: FileResult, root: str) -> bool:
@@ -96,7 +96,7 @@ class Project:
         # candidates left to the project first: analysed in full, they may want feeders analysed too; then the
         # files whose summaries a kept value needs, round by round (each may call functions of further files)
         finders = ((deferred_to_analyse, 1), (feeding_candidates, 1), (importers_to_analyse, 1),
-                   (summaries_to_analyse, MAX_SUMMARY_ROUNDS))
+                   (summaries_to_analyse, MAX_SUMMARY_ROUNDS), (withdrawals_to_analyse, 1))
         for find, rounds in finders:
             for _ in range(rounds):  # until a round finds nothing more to analyse
                 redo = [i for i in find(everything) if jobs[i] is not None]
@@ -113,5 +113,5 @@ class Project:
 def _unasked(res: FileResult) -> FileResult:
     """One of the other files: its own questions are not asked, as its findings are not reported; only what it
     tells the linted files counts."""
-    res.ctors, res.states, res.caches, res.dispatches, res.graphs = [], [], [], [], []
+    res.ctors, res.states, res.caches, res.dispatches, res.graphs, res.withdrawals = [], [], [], [], [], []
     return res

@@ -293,3 +293,55 @@ def test_an_object_of_a_class_of_another_file_is_judged_by_that_class(tmp_path, 
     alone.mkdir()
     (alone / "train.py").write_text(KEPT_TRAIN)  # the class unknown: it may be a container
     assert rows(cyclelint, alone, "--no-cache") == [("./train.py", 10, "CYC302")]
+
+
+LOSS_TRAIN = textwrap.dedent(
+    """\
+    from losses import StepLoss
+
+
+    def fit(model, loader, opt):
+        compute_loss = StepLoss(model)
+        total = 0.0
+        for x, y in loader:
+            loss, items = compute_loss(model(x), y)
+            loss.backward()
+            opt.step()
+            total += {kept}
+        return total
+    """
+)
+LOSS_CALL = "class StepLoss:\n    def __init__(self, model):\n        self.model = model\n\n    def __call__(self, p, y):\n"
+LOSS_BODY = "        loss = (p - y).pow(2).mean()\n"
+
+
+@pytest.mark.parametrize(("losses", "kept", "found"), [
+    # yolov5 7.0's ComputeLoss: ``return (lbox + lobj + lcls) * bs, torch.cat((lbox, lobj, lcls)).detach()``
+    (LOSS_CALL + LOSS_BODY + "        return loss * len(y), loss.detach()\n", "items", []),
+    (LOSS_CALL + LOSS_BODY + "        return loss * len(y), loss.item()\n", "items", []),
+    # the same position handed back with its graph
+    (LOSS_CALL + LOSS_BODY + "        return loss * len(y), torch.stack([loss])\n", "items", [11]),
+    # the other position, which the loop's backward runs through: attached whatever the class says
+    (LOSS_CALL + LOSS_BODY + "        return loss * len(y), loss.detach()\n", "loss", [11]),
+    # a module's call is its forward()
+    ("import torch.nn as nn\n\n\nclass StepLoss(nn.Module):\n    def forward(self, p, y):\n" + LOSS_BODY
+     + "        return loss, loss.detach()\n", "items", []),
+    # what the instance holds may be anything: not shown clean
+    (LOSS_CALL + LOSS_BODY + "        self.last = loss\n        return loss, self.last\n", "items", [11]),
+    # a subclass returning its base's result: the base's return decides
+    (LOSS_CALL.replace("StepLoss", "BaseLoss") + LOSS_BODY + "        return loss, loss.detach()\n\n\n"
+     "class StepLoss(BaseLoss):\n    pass\n", "items", []),
+    ("from elsewhere import StepLoss\n", "items", [11]),  # a class the tree does not hold
+])
+@pytest.mark.parametrize("args", [("--no-cache", "--jobs", "1"), ("--no-cache", "--jobs", "2"), ()])
+def test_what_a_method_of_another_file_returns_at_each_position(tmp_path, cyclelint, losses, kept, found, args):
+    """``loss, items = compute_loss(pred, y)`` with the loss's class defined in another file: the loop keeps
+    ``items``, which that class's method may hand back detached. Without that file it may hold a graph."""
+    (tmp_path / "losses.py").write_text("import torch\n\n\n" + losses)
+    (tmp_path / "train.py").write_text(LOSS_TRAIN.format(kept=kept))
+    assert rows(cyclelint, tmp_path, *args) == [("./train.py", line, "CYC301") for line in found]
+    (tmp_path / "pyproject.toml").write_text("")  # the pre-commit case: the staged file judged with its project
+    proc = cyclelint("--format", "json", *args, "train.py", cwd=tmp_path)
+    assert [f["line"] for f in json.loads(proc.stdout)["findings"]] == found
+    (tmp_path / "losses.py").unlink()
+    assert rows(cyclelint, tmp_path, "--no-cache") == [("./train.py", 11, "CYC301")]

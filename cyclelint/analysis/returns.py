@@ -222,6 +222,17 @@ class Returns:
                 for key, whole in self.whole.items() if (methods or not key[0])
                 and any(p.attached or p.deps for p in (whole, *(parts[key] or ())))}
 
+    def clean_positions(self) -> dict[str, dict[str, list[int]]]:
+        """Class -> method -> the positions of the tuples it returns (-1: what it returns, whole) that every
+        return read shows hold no graph and nothing of its arguments or instance (``loss_items.detach()``)."""
+        out: dict[str, dict[str, list[int]]] = {}
+        for (cls, name), whole in self.whole.items():
+            parts = enumerate(self.read_parts((cls, name)) or ()) if cls else ()
+            clean = [i for i, p in ((-1, whole), *parts) if not (p.attached or p.deps)]
+            if cls and clean:
+                out.setdefault(cls, {})[name] = clean
+        return out
+
     @classmethod
     def of_summaries(cls, summaries: dict[str, Summary]) -> Returns:
         out = cls()

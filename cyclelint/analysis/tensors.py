@@ -31,6 +31,7 @@ from ..vocabulary import (
 )
 from .bindings import aliased_attrs, bound_locally
 from .exprs import arg, callee, dotted, indexed_reduction, indices_of, last_part
+from .positions_via import through_positions
 from .returns import Part, Returns, Slot
 
 if TYPE_CHECKING:
@@ -273,7 +274,7 @@ class Evaluator:
                 return Value(deps=recv.deps if grad else frozenset())
         typed = self._called_object(call.func, fn)
         if typed is None and self._is_model_callee(call.func, fn, last):  # an object of a known class: its __call__
-            kind = self.value(call.func, fn).cls if isinstance(call.func, cst.Attribute) else None  # may be no_grad
+            kind = self.value(call.func, fn).cls if isinstance(call.func, (cst.Name, cst.Attribute)) else None
             return Value(attached=grad, tensor=True, via=frozenset({f"{kind}.__call__"} if kind else ()))
         key = typed or self._own_callee(call.func, fn)
         if key and self.returns.returns_graph(key):
@@ -329,8 +330,8 @@ class Evaluator:
         if count == 2 and last_part(callee(call) or "") in TREE_FLATTENS:  # ``leaves, spec = tree_flatten(out)``
             return self.value(call, fn), SAFE
         key = self.file_callee(call, fn)
-        if key is None:  # ``logits, values = self.model(x)``: a module's call
-            return None
+        if key is None:  # ``logits, values = self.model(x)``: a module's call, each position through its own
+            return through_positions(self.value(call, fn), count)
         read = self.returns.read_parts(key)
         unread = key not in self.returns.whole or key in self.returns.forwards  # may hand on to one read later
         if read is not None and len(read) != count or read is None and not unread:

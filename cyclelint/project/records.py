@@ -44,6 +44,8 @@ class ClassSummary:
     weak_slots: list[str] = field(default_factory=list)  # attributes ``obj.X = v`` sets keeping nothing of v
     # base -> the methods it runs with grad off, known of a library (grad_wrappers.LIBRARY_GRAD_OFF)
     library_grad_off: dict[str, list[str]] = field(default_factory=dict)
+    # method -> the positions of its returned tuples (-1: the whole) that hold no graph nor anything of its arguments
+    clean_returns: dict[str, list[int]] = field(default_factory=dict)
 
 
 @dataclass(kw_only=True)
@@ -146,6 +148,17 @@ class PendingStore(Placed):
 
 
 @dataclass
+class PendingWithdrawal(Placed):
+    """A loop's finding (CYC301-CYC303) whose kept value is graph-attached only through calls of ``via``
+    (``Class.method`` or ``Class.method#i``, a position of the tuples it returns), the class known here and
+    defined in another file: withdrawn when the project shows every one returns that position clean
+    (``ClassSummary.clean_returns``) or runs the method with grad off."""
+
+    code: str
+    via: list[str]
+
+
+@dataclass
 class PendingBackPointer(Placed):
     """``owner.attr = obj`` giving an object the instance reaches a strong reference back to it: a CYC202 unless
     a class of the project sets ``attr`` keeping nothing of what it is given (classtable.weak_slots: a property
@@ -181,6 +194,7 @@ class FileResult:
     graphs: list[PendingGraph] = field(default_factory=list)
     back_pointers: list[PendingBackPointer] = field(default_factory=list)
     stores: list[PendingStore] = field(default_factory=list)
+    withdrawals: list[PendingWithdrawal] = field(default_factory=list)
     # what its functions return (methods too where ``graphs`` ask), once analysed in full; None: pre-filtered
     summaries: dict[str, Summary] | None = None
     imports: dict[str, tuple[int, str, str]] = field(default_factory=dict)  # name: (level, module, its name there)

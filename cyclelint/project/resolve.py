@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from ..analysis.positions_via import POSITION
 from ..findings import Finding
 from ..noqa import suppressed
 from ..vocabulary import PLAIN_BASES, object_class, registers
@@ -24,6 +25,7 @@ def resolve_project(results: Iterable[FileResult]) -> None:
     _resolve_back_pointers(results)
     _resolve_stores(results)
     resolve_graphs(results)
+    _resolve_withdrawals(results)  # last: a finding resolved above may be one withdrawn
     pending = [res for res in results if res.ctors]
     if not pending:
         return
@@ -157,6 +159,46 @@ def _resolve_dispatches(results: list[FileResult]) -> None:
         res.dispatches = []
 
 
+def withdrawals_to_analyse(results: Sequence[FileResult]) -> list[int]:
+    """Indexes of the pre-filtered files that define a class (or a base of one) whose method a withdrawal asks
+    about: analysed in full, they say what its returns hold."""
+    asked = [(res.path, via.split(".", 1)[0]) for res in results for w in res.withdrawals for via in w.via]
+    if not asked:
+        return []
+    files, homes = _class_index(results)
+    wanted = {home for path, cls in asked for home, _ in _with_bases(cls, path, files, homes)}
+    return [i for i, res in enumerate(results) if res.summaries is None and res.path in wanted]
+
+
+def _resolve_withdrawals(results: list[FileResult]) -> None:
+    """Withdraw a loop's finding kept only through methods of classes the project defines, where each returns
+    clean what the loop keeps of it."""
+    if not any(res.withdrawals for res in results):
+        return
+    files, homes = _class_index(results)
+    for res in results:
+        gone = {(w.line, w.column, w.code) for w in res.withdrawals
+                if all(_returns_clean(via, res.path, files, homes) for via in w.via)}
+        if gone:
+            res.findings = [f for f in res.findings if (f.line, f.column, f.code) not in gone]
+        res.withdrawals = []
+
+
+def _returns_clean(via: str, seen_from: str, files: dict[str, FileResult], homes: dict[str, list[str]]) -> bool:
+    """``Class.method`` (``#i``: position i of its tuples) holds no graph nor anything of its arguments by
+    every definition of the method in the class and its bases, or runs with grad off. ``__call__`` of an
+    nn.Module that defines none is its ``forward``'s result (hooks aside)."""
+    head, _, position = via.partition(POSITION)
+    cls, method = head.rsplit(".", 1)
+    chain = [files[home].classes[name] for home, name in _with_bases(cls, seen_from, files, homes)]
+    defining = [c for c in chain if method in c.methods]
+    if not defining and method == "__call__" and any(c.is_module for c in chain):
+        method, defining = "forward", [c for c in chain if "forward" in c.methods]
+    at = int(position) if position else -1
+    return bool(defining) and all(method in c.no_grad_defs or {-1, at} & set(c.clean_returns.get(method, ()))
+                                  for c in defining)
+
+
 def _resolve_back_pointers(results: list[FileResult]) -> None:
     """CYC202 for ``owner.attr = obj``, unless some class of the project sets ``attr`` keeping nothing of it."""
     if not any(res.back_pointers for res in results):
@@ -172,7 +214,7 @@ def _defined_without_grad(source: str, seen_from: str, files: dict[str, FileResu
                           homes: dict[str, list[str]]) -> bool:
     """``Class.method`` is defined under no_grad/inference_mode by the class itself: the file's own class of
     that name, else every class of that name in the tree (a method it inherits is not followed)."""
-    cls, method = source.rsplit(".", 1)
+    cls, method = source.partition(POSITION)[0].rsplit(".", 1)
     where = [seen_from] if cls in files[seen_from].classes else homes.get(cls, [])
     return bool(where) and all(method in files[home].classes[cls].no_grad_defs for home in where)
 

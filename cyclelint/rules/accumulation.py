@@ -74,8 +74,7 @@ class AccumulationRule(Checker):
         self.drained: set[tuple[str, str]] = set()  # (class, self.X) some method pops: a queue, not a history
         self.attr_lists: dict[tuple[str, str], bool] = {}  # (class, X): self.X only ever a list or numpy array
         # (class, attr) of self assigned in __init__ / in any other method: the first only are fixed per instance
-        self.set_in_init: set[tuple[str, str]] = set()
-        self.set_later: set[tuple[str, str]] = set()
+        self.set_in_init, self.set_later = set[tuple[str, str]](), set[tuple[str, str]]()
         self.pack_hooks = PackHooks()  # stores into what a function does not bind: judged if it is a pack hook
         self.module_hooks = ModuleHooks()  # ... or a module hook
         self.step_stores = StepStores()  # ... or a function that runs a backward pass
@@ -379,8 +378,7 @@ class AccumulationRule(Checker):
 
     def _only_called_without_grad(self, fn: Function | None) -> bool:
         """Every call of this function in the file runs under no_grad (``_sample`` called by ``generate``),
-        directly or from functions themselves only called so (``encode_prompt`` called by a
-        ``@torch.no_grad`` ``__call__``)."""
+        directly or from functions themselves only called so (``encode_prompt`` by a ``@no_grad`` ``__call__``)."""
         return fn is not None and self._grad_off(fn.qualified_name, set())
 
     def _grad_off(self, name: str, seen: set[str]) -> bool:
@@ -408,3 +406,5 @@ class AccumulationRule(Checker):
             self.hand_on(c.stmt, PendingStore(c.object_of, message(code, c)))
         else:
             self.report(c.stmt, code, message(code, c), c.fix if code in FIXABLE else None)
+        for record in c.withdrawals(code):  # attached only through methods of classes other files define
+            self.hand_on(c.stmt, record)

@@ -7,6 +7,7 @@ import libcst as cst
 
 from ..analysis.scopes import Function, Loop
 from ..analysis.tensors import Value
+from ..project.records import PendingWithdrawal
 from .base import Rewrite
 
 
@@ -29,3 +30,12 @@ class Candidate:
     # ``metrics.add(v)`` on an object of a class the file does not define: reported unless the project holds it no
     # container (a class of another file may derive from ``list``: ``class History(list)``)
     object_of: str | None = None
+
+    def withdrawals(self, code: str) -> list[PendingWithdrawal]:
+        """A loop's finding whose value is attached only through calls of methods of known classes
+        (``loss_items`` of ``loss, loss_items = compute_loss(pred, y)``): the project may show they return it
+        clean. A value some ``backward()`` of the function runs through is attached whatever they return."""
+        if code not in ("CYC301", "CYC302", "CYC303") or not self.value.via or (
+                self.fn is not None and self.value.deps & self.fn.backward_names):
+            return []
+        return [PendingWithdrawal(code, sorted(self.value.via))]
