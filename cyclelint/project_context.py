@@ -93,10 +93,11 @@ class Project:
         others = [i for i, r in enumerate(self.results) if os.path.realpath(r.path) not in linted]
         everything = results + [self.results[i] for i in others]
         jobs = (work or [None] * len(results)) + [self.work[i] for i in others]
-        # candidates left to the project first: analysed in full, they may want feeders analysed too; then the
-        # files whose summaries a kept value needs, round by round (each may call functions of further files)
-        finders = ((deferred_to_analyse, 1), (feeding_candidates, 1), (importers_to_analyse, 1),
-                   (summaries_to_analyse, MAX_SUMMARY_ROUNDS), (withdrawals_to_analyse, 1))
+        # the classes a withdrawal asks about and the candidates left to the project first: analysed in full, they
+        # may want feeders analysed too; then the files whose summaries a kept value needs, round by round (each may
+        # call functions of further files)
+        finders = ((withdrawals_to_analyse, 1), (deferred_to_analyse, 1), (feeding_candidates, 1),
+                   (importers_to_analyse, 1), (summaries_to_analyse, MAX_SUMMARY_ROUNDS))
         for find, rounds in finders:
             for _ in range(rounds):  # until a round finds nothing more to analyse
                 redo = [i for i in find(everything) if jobs[i] is not None]

@@ -162,7 +162,7 @@ def _resolve_dispatches(results: list[FileResult]) -> None:
 def withdrawals_to_analyse(results: Sequence[FileResult]) -> list[int]:
     """Indexes of the pre-filtered files that define a class (or a base of one) whose method a withdrawal asks
     about: analysed in full, they say what its returns hold."""
-    asked = [(res.path, via.split(".", 1)[0]) for res in results for w in res.withdrawals for via in w.via]
+    asked = [(res.path, _method_of(via)[0]) for res in results for w in res.withdrawals for via in w.via]
     if not asked:
         return []
     files, homes = _class_index(results)
@@ -188,15 +188,21 @@ def _returns_clean(via: str, seen_from: str, files: dict[str, FileResult], homes
     """``Class.method`` (``#i``: position i of its tuples) holds no graph nor anything of its arguments by
     every definition of the method in the class and its bases, or runs with grad off. ``__call__`` of an
     nn.Module that defines none is its ``forward``'s result (hooks aside)."""
-    head, _, position = via.partition(POSITION)
-    cls, method = head.rsplit(".", 1)
+    cls, method = _method_of(via)
     chain = [files[home].classes[name] for home, name in _with_bases(cls, seen_from, files, homes)]
     defining = [c for c in chain if method in c.methods]
     if not defining and method == "__call__" and any(c.is_module for c in chain):
         method, defining = "forward", [c for c in chain if "forward" in c.methods]
+    position = via.partition(POSITION)[2]
     at = int(position) if position else -1
     return bool(defining) and all(method in c.no_grad_defs or {-1, at} & set(c.clean_returns.get(method, ()))
                                   for c in defining)
+
+
+def _method_of(via: str) -> tuple[str, str]:
+    """(class, method) of ``Class.method`` or ``Class.method#i``."""
+    cls, _, method = via.partition(POSITION)[0].rpartition(".")
+    return cls, method
 
 
 def _resolve_back_pointers(results: list[FileResult]) -> None:
@@ -214,7 +220,7 @@ def _defined_without_grad(source: str, seen_from: str, files: dict[str, FileResu
                           homes: dict[str, list[str]]) -> bool:
     """``Class.method`` is defined under no_grad/inference_mode by the class itself: the file's own class of
     that name, else every class of that name in the tree (a method it inherits is not followed)."""
-    cls, method = source.partition(POSITION)[0].rsplit(".", 1)
+    cls, method = _method_of(source)
     where = [seen_from] if cls in files[seen_from].classes else homes.get(cls, [])
     return bool(where) and all(method in files[home].classes[cls].no_grad_defs for home in where)
 
