@@ -4,11 +4,15 @@ annotation of the parameter that received it, the class of ``self``); the name o
 nothing else says. A cycle or a cache that holds none of these holds small values only."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from ..vocabulary import MODULE_TYPES, PLAIN_TYPES, TENSOR_TYPES, TYPING_NAMES, name_holds
 from .exprs import all_params, child_nodes, dotted, last_part
-from .scopes import Function
+
+if TYPE_CHECKING:
+    from .scopes import Function
 
 
 def defining_scope(name: str, fn: Function) -> Function | None:
@@ -98,6 +102,14 @@ def plain_annotation(ann: cst.BaseExpression | None) -> bool:
         elif not isinstance(cur, cst.Ellipsis):
             return False  # a string, a call: what it names is not read here
     return ann is not None
+
+
+def declares_plain_return(node: cst.FunctionDef) -> bool:
+    """``-> float``, ``-> int``, ``-> Tuple[int, str]``: the function says it returns a Python number or another
+    value that holds no tensor. ``float`` counts here though not for parameters (PLAIN_TYPES): a caller may pass a
+    0-dim tensor as a float, but a body is read, and a return it shows to hold a tensor outweighs the annotation."""
+    ann = node.returns.annotation if node.returns else None
+    return plain_annotation(ann) or (ann is not None and dotted(ann) == "float")
 
 
 def annotation_holds(ann: cst.BaseExpression | None, module_classes: set[str]) -> str | None:

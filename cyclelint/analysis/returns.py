@@ -84,6 +84,8 @@ class Returns:
         self.whole: dict[Key, Part] = {}
         self.parts: dict[Key, tuple[Part, ...] | None] = {}  # None once two returns disagree on a tuple display
         self.signatures: dict[Key, Signature] = {}
+        # annotated to return no tensor (``-> float``, holds.declares_plain_return), each return built from no state
+        self.declared_plain: dict[Key, bool] = {}
         # returns that are a call of another function of the file (``return self._impl(x)``): each position of
         # their tuples is that function's, asked of it (what it returns may be read further down)
         self.forwards: dict[Key, list[tuple[Key, list[tuple[Slot, Part]]]]] = {}
@@ -107,9 +109,12 @@ class Returns:
         self.parts[key] = parts
 
     def read_return(self, key: Key, fn: Function, whole: Value, parts: list[Value] | None,
-                    forward: tuple[Key, list[tuple[Slot, Part]]] | None = None) -> None:
+                    forward: tuple[Key, list[tuple[Slot, Part]]] | None = None, declared_plain: bool = False) -> None:
         """A ``return`` of ``fn``: what it returns, and what each element of its tuple display does (or the
-        function of the file whose call it returns)."""
+        function of the file whose call it returns). ``declared_plain``: ``fn`` is annotated to return no tensor,
+        believed of a value built from no instance state (a module's own parameters make graphs)."""
+        plain = declared_plain and not any(d.split(".")[0] == fn.instance for d in whole.deps)
+        self.declared_plain[key] = self.declared_plain.get(key, True) and plain
         drops_first = fn.is_method and fn.cls is not None and fn.cls.methods.get(fn.name) != "staticmethod"
         self.read(key, signature_of(fn.node, drops_first), _returned(whole, fn),
                   None if parts is None else tuple(_returned(p, fn) for p in parts), forward)
@@ -117,6 +122,12 @@ class Returns:
     def returns_graph(self, key: Key) -> bool:
         """A return read so far holds a graph of its own."""
         return key in self.whole and self.whole[key].attached
+
+    def declares_number(self, key: Key) -> bool:
+        """Annotated to return a plain value (``-> float``), and no return read so far holds a tensor or a graph:
+        a method named like a loss that computes a Python number (art's ``_reward_loss`` over numpy arrays)."""
+        whole = self.whole.get(key)
+        return self.declared_plain.get(key, False) and whole is not None and not (whole.attached or whole.tensor)
 
     def gives_number(self, key: Key) -> bool:
         """Every return read so far holds no tensor and nothing of the arguments (``return loss.item()``)."""

@@ -31,6 +31,7 @@ from ..vocabulary import (
 )
 from .bindings import aliased_attrs, bound_locally
 from .exprs import arg, callee, dotted, indexed_reduction, indices_of, last_part
+from .holds import declares_plain_return
 from .positions_via import through_positions
 from .returns import Part, Returns, Slot
 
@@ -355,7 +356,7 @@ class Evaluator:
             self.value(e.value, fn) for e in elements]
         callee_key = self.file_callee(value, fn) if isinstance(value, cst.Call) and fn.grad_enabled else None
         forward = None if callee_key is None else (callee_key, self._slots(value, fn))
-        self.returns.read_return(key, fn, self.value(value, fn), parts, forward)
+        self.returns.read_return(key, fn, self.value(value, fn), parts, forward, declares_plain_return(fn.node))
 
     def _is_model_callee(self, func: cst.BaseExpression, fn: Function, last: str) -> bool:
         cls = method.cls if fn.instance and (method := fn.enclosing_method()) else None
@@ -365,7 +366,8 @@ class Evaluator:
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == fn.instance:
             # self.inner(x) in a module: an attribute holding a callable, most likely a submodule
             if cls and last in cls.methods:  # self.path_of_module(m) is a method, self.forward(x) a forward pass
-                numbers = model_like(last) and self.returns.gives_number((cls.name, last))  # self.train_critic(b)
+                key = (cls.name, last)  # self.train_critic(b), self._reward_loss(y) -> float
+                numbers = model_like(last) and self.returns.gives_number(key) or self.returns.declares_number(key)
                 return cls.forward_pass(last) and not numbers
             if cls and last in self.later_methods.get(cls.name, ()):
                 return False  # a method defined further down: judged by what it returns (returns_later)
@@ -377,7 +379,8 @@ class Evaluator:
         if target.module:
             return True
         if isinstance(func, cst.Name) and func.value in self.functions and not bound_locally(fn, func.value):
-            return loss_like(last)  # a function named like a model is no model
+            # a function named like a model is no model, nor one named like a loss that says it returns a number
+            return loss_like(last) and not self.returns.declares_number(("", last))
         aliased = aliased_attrs(fn, func.value) if isinstance(func, cst.Name) else None
         if aliased is not None:  # ``item_generator = data.items``: judged by what it names, not by its own name
             return any(model_like(a) or loss_like(a) for a in aliased)
