@@ -86,6 +86,11 @@ def dotted(node: ast.AST) -> str | None:
     return None
 
 
+def base_path(node: ast.AST) -> str:
+    """The class a ``class`` statement's base names, ``""`` if none: ``Base[T]`` (a generic) names ``Base``."""
+    return dotted(node.value if isinstance(node, ast.Subscript) else node) or ""
+
+
 def strip_items(node: ast.AST) -> ast.AST:
     while True:
         if isinstance(node, ast.Subscript):
@@ -193,6 +198,11 @@ def _inner_statements(node: ast.AST) -> list[ast.stmt]:
     inner += [n for h in getattr(node, "handlers", []) for n in h.body]
     inner += [n for c in getattr(node, "cases", []) for n in c.body]
     return inner
+
+
+def parameter_names(f: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    """The named parameters, the instance first (``*args`` and ``**kwargs`` aside)."""
+    return [p.arg for p in f.args.posonlyargs + f.args.args + f.args.kwonlyargs]
 
 
 def instance_handed_to(call: ast.Call, instance: str | None) -> str | None:

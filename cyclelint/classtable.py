@@ -3,21 +3,40 @@ the same ``project.records.ClassSummary`` fields the full analysis records."""
 from __future__ import annotations
 
 import ast
+from typing import NamedTuple
 
+from .argument_drops import ObjectAttributes, dropped_arguments
 from .ast_reading import held_paths
-from .astutil import attribute_stores, class_defs, class_functions, dotted, last, statements, stores
+from .astutil import (
+    attribute_stores,
+    base_path,
+    class_defs,
+    class_functions,
+    dotted,
+    last,
+    parameter_names,
+    statements,
+    stores,
+)
 from .grad_wrappers import grad_off_methods, library_grad_off, no_grad_defs
 from .project.imports import Imported, import_origins
-from .project.records import MethodKeeps
+from .project.records import ArgumentDrops, MethodKeeps
 from .vocabulary import (
     CACHES,
     binds_instance,
     cache_decorator,
-    constructed_class,
     is_module_class,
     method_kind,
-    object_class,
 )
+
+
+class MethodFacts(NamedTuple):
+    """What the class table says of a class's methods (:func:`method_summaries`)."""
+
+    methods: list[str]
+    keeps: dict[str, MethodKeeps]
+    weak_slots: list[str]
+    drops: dict[str, ArgumentDrops]
 
 
 def class_summaries(tree: ast.Module, grad_wrappers: bool = True, imports: dict[str, Imported] | None = None) -> dict:
@@ -28,7 +47,7 @@ def class_summaries(tree: ast.Module, grad_wrappers: bool = True, imports: dict[
     module_classes: set[str] = set()
     file_classes = _file_classes(tree)
     for node in class_defs(tree):
-        bases = [dotted(b) or "" for b in node.bases]
+        bases = [base_path(b) for b in node.bases]
         is_module = is_module_class(bases, module_classes)
         if is_module:
             module_classes.add(node.name)
@@ -51,11 +70,11 @@ def class_summaries(tree: ast.Module, grad_wrappers: bool = True, imports: dict[
         generated = None if inits else generated_init(node)
         if generated is not None:
             params, kept = generated[0], set(generated[1])
-        methods, keeps, weak = method_summaries(node, file_classes)
+        methods, keeps, weak, drops = method_summaries(node, file_classes)
         out[node.name] = {"params": params, "kept": sorted(kept), "bases": bases, "is_module": is_module,
                           "has_init": bool(inits) or generated is not None, "grad_off": grad_off_methods(node) if grad_wrappers else [],
                           "no_grad_defs": no_grad_defs(node) if grad_wrappers else [], "methods": methods,
-                          "keeps": keeps, "weak_slots": weak,
+                          "keeps": keeps, "weak_slots": weak, "drops": drops,
                           "library_grad_off": library_grad_off(node, imports) if imports is not None else {}}
     return out
 
@@ -97,7 +116,7 @@ def _sets_init_false(node: ast.AST | None) -> bool:
         k.arg == "init" and isinstance(k.value, ast.Constant) and k.value.value is False for k in node.keywords)
 
 
-def class_methods(tree: ast.Module) -> dict[str, tuple[list[str], dict[str, MethodKeeps], list[str]]]:
+def class_methods(tree: ast.Module) -> dict[str, MethodFacts]:
     """:func:`method_summaries` of every class of the module (for files the full analysis reads)."""
     file_classes = _file_classes(tree)
     return {node.name: method_summaries(node, file_classes) for node in class_defs(tree)}
@@ -105,15 +124,15 @@ def class_methods(tree: ast.Module) -> dict[str, tuple[list[str], dict[str, Meth
 
 def _file_classes(tree: ast.Module) -> dict[str, list[str]]:
     """The classes the module defines, with their bases' names."""
-    return {node.name: [dotted(b) or "" for b in node.bases] for node in class_defs(tree)}
+    return {node.name: [base_path(b) for b in node.bases] for node in class_defs(tree)}
 
 
-def method_summaries(cls: ast.ClassDef, file_classes: dict[str, list[str]] | None = None,
-                     ) -> tuple[list[str], dict[str, MethodKeeps], list[str]]:
+def method_summaries(cls: ast.ClassDef, file_classes: dict[str, list[str]] | None = None) -> MethodFacts:
     """The class's methods other than ``__init__`` (static and class methods, properties aside), and
     those that store an argument on the instance: as an attribute, in a container it holds, or through
     a property whose setter keeps what it is given (a setter that keeps ``weakref.ref(value)`` does not);
-    and the attributes that ``obj.X = value`` sets without keeping ``value`` (:func:`weak_slots`)."""
+    the attributes that ``obj.X = value`` sets without keeping ``value`` (:func:`weak_slots`); and the
+    arguments a method keeps nothing of (argument_drops.py)."""
     functions = class_functions(cls.body)
     decorators = {id(f): {last(d.func if isinstance(d, ast.Call) else d) for d in f.decorator_list} for f in functions}
     kinds = {id(f): method_kind(f.name, decorators[id(f)]) for f in functions}
@@ -122,16 +141,19 @@ def method_summaries(cls: ast.ClassDef, file_classes: dict[str, list[str]] | Non
     through = {name for name, kept in setters.items() if kept}
     methods: list[str] = []
     keeps: dict[str, MethodKeeps] = {}
-    objects = _ObjectAttributes(functions, file_classes or {})
+    drops: dict[str, ArgumentDrops] = {}
+    objects = ObjectAttributes(functions, file_classes or {})
     for f in functions:
         if f.name == "__init__" or f.name in properties or not binds_instance(kinds[id(f)]):
             continue
         methods.append(f.name)
         kept = _kept_arguments(f, properties - through, objects)
         if kept:
-            params = _params(f)[1:]
+            params = parameter_names(f)[1:]
             keeps[f.name] = MethodKeeps(params, [p for p in params if p in kept])
-    return list(dict.fromkeys(methods)), keeps, weak_slots(functions, setters)
+        if (dropped := dropped_arguments(f, objects)) is not None:
+            drops[f.name] = dropped
+    return MethodFacts(list(dict.fromkeys(methods)), keeps, weak_slots(functions, setters), drops)
 
 
 def weak_slots(functions: list[ast.FunctionDef | ast.AsyncFunctionDef], setters: dict[str, set[str]]) -> list[str]:
@@ -140,7 +162,7 @@ def weak_slots(functions: list[ast.FunctionDef | ast.AsyncFunctionDef], setters:
     does not (``elif key == "_parent": self.__dict__[key] = weakref.ref(value)``, torch_geometric's storages)."""
     found = {name for name, kept in setters.items() if not kept}
     for f in functions:
-        names = _params(f)
+        names = parameter_names(f)
         if f.name != "__setattr__" or len(names) != 3:
             continue
         for node in ast.walk(f):
@@ -153,39 +175,16 @@ def weak_slots(functions: list[ast.FunctionDef | ast.AsyncFunctionDef], setters:
     return sorted(found)
 
 
-class _ObjectAttributes:
-    """The attributes a class's methods set to an object of a class of the same file that is no container
-    (``self.storage = Reservoir(...)``): ``self.storage.update(arg)`` calls that class's method, it stores nothing
-    here (vocabulary.object_class, class_facts.object_receiver). Read only when a method makes such a call."""
-
-    def __init__(self, functions: list[ast.FunctionDef | ast.AsyncFunctionDef], file_classes: dict[str, list[str]]):
-        self.functions, self.file_classes = functions, file_classes
-        self.found: set[str] | None = None
-
-    def __contains__(self, path: str) -> bool:
-        if self.found is None:
-            self.found = set()
-            for f in self.functions:
-                this = _params(f)[:1]
-                for stmt in statements(f.body, into_defs=False):
-                    for owner, value, slot in stores(stmt, []):
-                        kind = constructed_class(dotted(value.func)) if isinstance(value, ast.Call) else None
-                        if [owner] == this and slot and kind in self.file_classes and object_class(
-                                kind, self.file_classes[kind]):
-                            self.found.add(f"{owner}.{slot}")
-        return path in self.found
-
-
 def _kept_arguments(f: ast.FunctionDef | ast.AsyncFunctionDef, not_kept: set[str],
-                    objects: _ObjectAttributes | None = None) -> set[str]:
+                    objects: ObjectAttributes | None = None) -> set[str]:
     """The parameters of method ``f`` it stores on its instance; a store to an attribute in ``not_kept``
     (a property whose setter keeps nothing) keeps nothing, nor does a call of an object's method (``objects``)."""
-    names = _params(f)
+    names = parameter_names(f)
     return _kept_in(f.body, names[0], set(names[1:]), not_kept, objects) if len(names) >= 2 else set()
 
 
 def _kept_in(body: list[ast.stmt], this: str, params: set[str], not_kept: set[str] | frozenset[str] = frozenset(),
-             objects: _ObjectAttributes | None = None) -> set[str]:
+             objects: ObjectAttributes | None = None) -> set[str]:
     """Of ``params``, those the statements ``body`` store on the instance ``this`` (see :func:`_kept_arguments`)."""
     kept: set[str] = set()
     for stmt in statements(body, into_defs=False):
@@ -202,13 +201,6 @@ def _kept_in(body: list[ast.stmt], this: str, params: set[str], not_kept: set[st
             if owner and owner.split(".")[0] == this and not (owner == this and slot in not_kept):
                 kept |= {p for p in held_paths(value) if "." not in p} & params
     return kept
-
-
-def _params(f: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
-    """The named parameters, the instance first (``*args`` and ``**kwargs`` aside)."""
-    return [p.arg for p in f.args.posonlyargs + f.args.args + f.args.kwonlyargs]
-
-
 def cache_factories(tree: ast.Module, text: str | bytes, origins: dict[str, str] | None = None) -> list[str]:
     """Module-level functions that build an ``lru_cache``/``cache`` inside (``def method_cache(**kw):
     ... lru_cache(**kw)(func)``): decorating a method with one caches its instances, as lru_cache does.

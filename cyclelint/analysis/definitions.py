@@ -49,7 +49,7 @@ def function_of(node: cst.FunctionDef, parent: Function, facts: FileFacts) -> Fu
 
 def class_of(node: cst.ClassDef, facts: FileFacts) -> ClassInfo:
     """The class ``node`` defines, recorded in the file's facts (a module class among its module classes)."""
-    bases = [ex.dotted(b.value) or "" for b in node.bases]
+    bases = [ex.base_path(b) for b in node.bases]
     info = ClassInfo(node, node.name.value, bases, is_module_class(bases, facts.module_classes))
     if (generated := facts.generated_inits.get(info.name)) is not None:  # a dataclass keeps its fields
         info.init_params, info.kept_params = list(generated[0]), {field: field for field in generated[1]}

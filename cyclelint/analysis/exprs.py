@@ -80,6 +80,11 @@ def dotted(expr: cst.CSTNode | None) -> str | None:
     return None
 
 
+def base_path(arg: cst.Arg) -> str:
+    """The class a ``class`` statement's base names, ``""`` if none: ``Base[T]`` (a generic) names ``Base``."""
+    return dotted(arg.value.value if isinstance(arg.value, cst.Subscript) else arg.value) or ""
+
+
 def callee(call: cst.Call) -> str | None:
     return dotted(call.func)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 
 from ..ast_reading import AST, held_paths
-from ..astutil import dotted, last, stores, strip_items, walk
+from ..astutil import base_path, dotted, last, stores, strip_items, walk
 from ..judgements import grows, iter_identifiers, named_data, variable_key
 from ..vocabulary import (
     FORWARD_METHODS,
@@ -150,7 +150,7 @@ class Scan:
                 return
             for expr in node.decorator_list + node.bases:
                 self.expr(expr, instance)
-            bases = [dotted(b) or "" for b in node.bases]
+            bases = [base_path(b) for b in node.bases]
             if "CYC3" in self.families and any(b.rsplit(".", 1)[-1] in PACK_HOOK_REGISTRARS for b in bases):
                 self.send_on("CYC302: a subclass of saved_tensors_hooks (its pack hook may keep what it is given)")
                 return

@@ -17,6 +17,16 @@ class MethodKeeps:
 
 
 @dataclass
+class ArgumentDrops:
+    """A method that keeps nothing itself of some of its arguments (argument_drops.py): each with the methods of
+    objects the instance holds that it hands the argument to, as (class, method, slot), which must keep nothing
+    of it either."""
+
+    params: list[str]  # after the instance
+    dropped: dict[str, list[tuple[str, str, int | str]]]
+
+
+@dataclass
 class StateGrowth:
     """A method that grows instance state from some of its arguments (a CYC305 candidate left to the project)."""
 
@@ -40,6 +50,7 @@ class ClassSummary:
     no_grad_defs: list[str] = field(default_factory=list)  # methods it defines under no_grad/inference_mode
     methods: list[str] = field(default_factory=list)  # the methods it defines, ``__init__`` aside
     keeps: dict[str, MethodKeeps] = field(default_factory=dict)  # those that store an argument on the instance
+    drops: dict[str, ArgumentDrops] = field(default_factory=dict)  # those that keep nothing of some argument
     grows: dict[str, StateGrowth] = field(default_factory=dict)  # those that grow instance state from arguments
     weak_slots: list[str] = field(default_factory=list)  # attributes ``obj.X = v`` sets keeping nothing of v
     # base -> the methods it runs with grad off, known of a library (grad_wrappers.LIBRARY_GRAD_OFF)
@@ -149,13 +160,16 @@ class PendingStore(Placed):
 
 @dataclass
 class PendingWithdrawal(Placed):
-    """A loop's finding (CYC301-CYC303) whose kept value is graph-attached only through calls of ``via``
-    (``Class.method`` or ``Class.method#i``, a position of the tuples it returns), the class known here and
-    defined in another file: withdrawn when the project shows every one returns that position clean
-    (``ClassSummary.clean_returns``) or runs the method with grad off."""
+    """A finding the project may withdraw, once it shows what methods of classes it defines do. A loop's finding
+    (CYC301-CYC303) whose kept value is graph-attached only through calls of ``via`` (``Class.method`` or
+    ``Class.method#i``, a position of the tuples it returns): withdrawn when every one returns that position clean
+    (``ClassSummary.clean_returns``) or runs the method with grad off. A hook (CYC104) registered through a
+    method of the instance's own class: withdrawn when every definition of each of ``drops`` (class, method,
+    slot) keeps nothing of that argument (``ClassSummary.drops``)."""
 
     code: str
     via: list[str]
+    drops: list[tuple[str, str, int | str]] = field(default_factory=list)
 
 
 @dataclass

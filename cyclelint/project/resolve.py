@@ -10,6 +10,8 @@ from ..vocabulary import PLAIN_BASES, object_class, registers
 from .records import ClassSummary, FileResult, PendingCtor, StateGrowth, slot_params
 from .summaries import resolve_graphs
 
+MAX_HAND_OFFS = 4  # ``self.registry.register_hook(hook)`` inside ``register_mutation_hook``: one hand-off
+
 
 def resolve_project(results: Iterable[FileResult]) -> None:
     """Turn pending ``Cls(self)`` and ``self.x.method(self)`` calls into CYC202 findings: the class of
@@ -172,13 +174,14 @@ def withdrawals_to_analyse(results: Sequence[FileResult]) -> list[int]:
 
 def _resolve_withdrawals(results: list[FileResult]) -> None:
     """Withdraw a loop's finding kept only through methods of classes the project defines, where each returns
-    clean what the loop keeps of it."""
+    clean what the loop keeps of it; and a hook registered through methods that keep nothing of it."""
     if not any(res.withdrawals for res in results):
         return
     files, homes = _class_index(results)
     for res in results:
-        gone = {(w.line, w.column, w.code) for w in res.withdrawals
-                if all(_returns_clean(via, res.path, files, homes) for via in w.via)}
+        gone = {(w.line, w.column, w.code) for w in res.withdrawals if (w.via or w.drops)
+                and all(_returns_clean(via, res.path, files, homes) for via in w.via)
+                and all(_keeps_nothing(*drop, res.path, files, homes) for drop in w.drops)}
         if gone:
             res.findings = [f for f in res.findings if (f.line, f.column, f.code) not in gone]
         res.withdrawals = []
@@ -197,6 +200,23 @@ def _returns_clean(via: str, seen_from: str, files: dict[str, FileResult], homes
     at = int(position) if position else -1
     return bool(defining) and all(method in c.no_grad_defs or {-1, at} & set(c.clean_returns.get(method, ()))
                                   for c in defining)
+
+
+def _keeps_nothing(cls: str, method: str, slot: int | str, seen_from: str, files: dict[str, FileResult],
+                   homes: dict[str, list[str]], depth: int = 0) -> bool:
+    """Every definition of ``Class.method`` in the class and its bases keeps nothing of the argument at ``slot``,
+    nor do the methods of other objects it hands the argument to, followed ``MAX_HAND_OFFS`` deep."""
+    defining = [(home, files[home].classes[name]) for home, name in _with_bases(cls, seen_from, files, homes)
+                if method in files[home].classes[name].methods]
+    if not defining or depth > MAX_HAND_OFFS:
+        return False
+    for home, summary in defining:
+        drops = summary.drops.get(method)
+        params = slot_params([slot], drops.params) if drops else set()
+        hands = drops.dropped.get(params.pop()) if drops and len(params) == 1 else None
+        if hands is None or not all(_keeps_nothing(*hand, home, files, homes, depth + 1) for hand in hands):
+            return False
+    return True
 
 
 def _method_of(via: str) -> tuple[str, str]:

@@ -9,7 +9,16 @@ from ..analysis import exprs as ex
 from ..analysis.holds import annotation_of, named_type
 from ..analysis.scopes import ClassInfo, Function
 from ..analysis.weak import is_weak
-from ..vocabulary import HOOK_RE, NO_GRAD_CONTEXTS, PARTIALS, SCALAR_TYPES, SIZELESS_MODULES, THREADS, torch_rooted
+from ..vocabulary import (
+    HOOK_RE,
+    NO_GRAD_CONTEXTS,
+    PARTIALS,
+    SCALAR_TYPES,
+    SIZELESS_MODULES,
+    STORE_METHODS,
+    THREADS,
+    torch_rooted,
+)
 
 # Calls on the instance that give it parameters, buffers or submodules.
 SIZED_CALLS = frozenset({"register_buffer", "register_parameter", "add_module", "register_module", "__setattr__"})
@@ -152,3 +161,26 @@ def _constant(value: cst.BaseExpression) -> bool:
     """A number, a string, ``None``, ``True`` or ``False``."""
     return isinstance(value, (cst.BaseNumber, cst.BaseString)) or (
         isinstance(value, cst.Name) and value.value in ("None", "True", "False"))
+
+
+def handle_attr(stmt: cst.CSTNode, fn: Function) -> str | None:
+    """X when the statement keeps the hook's handle on the instance: ``self.X = ...``, ``self.X.append(...)``."""
+    paths: list[str | None] = []
+    if isinstance(stmt, cst.Assign):
+        paths = [ex.dotted(ex.strip_items(t.target)) for t in stmt.targets]
+    elif isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call) and ex.method_name(stmt.value) in STORE_METHODS:
+        paths = [ex.dotted(ex.strip_items(ex.receiver(stmt.value)))]
+    for path in paths:
+        if path and fn.instance and path.startswith(f"{fn.instance}."):
+            return path.split(".")[1]
+    return None
+
+
+def own_registrar(call: cst.Call, fn: Function) -> tuple[str, int | str] | None:
+    """``self.register_x_hook(cb)``, a method of the instance's own class: its name and the hook's slot."""
+    recv = ex.receiver(call)
+    if not (isinstance(recv, cst.Name) and recv.value == fn.instance):
+        return None
+    first = call.args[0] if call.args else None
+    return ex.method_name(call) or "", 0 if first is not None and first.keyword is None and not first.star else "hook"
+

@@ -17,15 +17,17 @@ from ..analysis.scopes import ClassInfo, Function
 from ..analysis.undo import undone_on_every_path
 from ..analysis.weak import is_weak
 from ..judgements import capture_walk, slot_wrapper
-from ..project.records import PendingCtor
+from ..project.records import PendingCtor, PendingWithdrawal
 from ..reading import ATTRIBUTE, LAMBDA, NAME
-from ..vocabulary import CLASS_NAMES, HOOK_RE, PARTIALS, STORE_METHODS, TENSOR_HOOKS
+from ..vocabulary import CLASS_NAMES, HOOK_RE, PARTIALS, TENSOR_HOOKS
 from .base import Checker
 from .capture_lifetime import (
     SIZED_CALLS,
+    handle_attr,
     is_thread,
     made_here,
     makes_handles,
+    own_registrar,
     plain_method,
     rebinds,
     removes,
@@ -73,6 +75,7 @@ class Pending:
     threads: set[str] = field(default_factory=set)  # paths holding a Thread built around the callable
     fresh_receiver: str | None = None  # tensor hook on a local this call made: no cycle unless it is kept
     returned_by: str | None = None  # ``return m.register_..._hook(...)`` in this method: its callers keep the handle
+    registrar: tuple[str, int | str] | None = None  # ``self.register_x_hook(cb)``: the method and cb's slot
 
 
 class SelfCaptureRule(Checker):
@@ -246,7 +249,7 @@ class SelfCaptureRule(Checker):
         obj = fn.instance if fn.instance and self.capture(hook, {fn.instance}, fn) else recv_root
         where = ex.dotted(recv) if recv is not None else "a global hook table"
         p = Pending(self._cls(fn), stmt, caps, obj or "the object", where or "an object", hook=True, fn=fn)
-        p.handle = _handle_attr(stmt, fn)
+        p.handle = handle_attr(stmt, fn)
         if isinstance(stmt, cst.Return) and stmt.value is call and fn.is_method:
             p.returned_by = fn.name
         if isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call) and ex.method_name(stmt.value) == "append" \
@@ -254,6 +257,7 @@ class SelfCaptureRule(Checker):
             p.handle_list = ex.receiver(stmt.value).value
         if name in TENSOR_HOOKS and recv_root and made_here(recv_root, fn):
             p.fresh_receiver = recv_root
+        p.registrar = own_registrar(call, fn)  # the project may show that method keeps nothing of the hook
         self._defer(p)
 
     def _base_init(self, call: cst.Call, stmt: cst.CSTNode, fn: Function) -> None:
@@ -395,16 +399,6 @@ class SelfCaptureRule(Checker):
         cap = p.captures[0]
         code = "CYC104" if p.hook else cap.code
         self.report(p.stmt, code, MESSAGES[code].format(obj=cap.holder or p.obj, where=p.where, what=cap.what))
+        if p.registrar is not None and p.cls is not None:
+            self.hand_on(p.stmt, PendingWithdrawal(code, [], [(p.cls.name, *p.registrar)]))
 
-
-def _handle_attr(stmt: cst.CSTNode, fn: Function) -> str | None:
-    """X when the statement keeps the hook's handle on the instance: ``self.X = ...``, ``self.X.append(...)``."""
-    paths: list[str | None] = []
-    if isinstance(stmt, cst.Assign):
-        paths = [ex.dotted(ex.strip_items(t.target)) for t in stmt.targets]
-    elif isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call) and ex.method_name(stmt.value) in STORE_METHODS:
-        paths = [ex.dotted(ex.strip_items(ex.receiver(stmt.value)))]
-    for path in paths:
-        if path and fn.instance and path.startswith(f"{fn.instance}."):
-            return path.split(".")[1]
-    return None
