@@ -1,12 +1,15 @@
 """The arguments a method keeps nothing of, read off ``ast`` for every class of a file (the class table's
 ``ClassSummary.drops``): a hook handed to a method of the project that keeps only its name holds nothing
 (agilerl's ``register_mutation_hook(hook)`` hands it to ``self.registry.register_hook``, which appends
-``hook.__name__``). Judged by every use of the parameter, never by names: any use this module cannot read
-keeps the argument."""
+``hook.__name__``). Judged by every use of the parameter: any use this module cannot read keeps the argument.
+Read only for methods named like a hook registration (``register_*hook``, as CYC104 finds registrations): reading
+every method added a third to the class table's time on transformers, and a method that hands a hook on is
+named like one."""
 from __future__ import annotations
 
 import ast
 
+from .ast_reading import held_paths
 from .astutil import child_nodes, dotted, parameter_names, statements, stores, walk
 from .project.records import ArgumentDrops
 from .vocabulary import constructed_class, object_class
@@ -45,6 +48,18 @@ class ObjectAttributes:
         return any(kind in self.file_classes and object_class(kind, self.file_classes[kind])
                    for kind in self.kinds().get(path, ()))
 
+    def handed_on(self, call: ast.Call, params: set[str]) -> list[tuple[str, tuple[str, str, int | str]]]:
+        """``self.X.method(..., param, ...)`` where every store of ``self.X`` builds an object of one class that
+        is no container and that the file does not define: each parameter passed and (class, method, slot).
+        Nothing when a parameter is passed inside another value, or the class is not known."""
+        kind = self.sole_class(dotted(call.func.value) or "") if isinstance(call.func, ast.Attribute) else None
+        if kind is None or kind in self.file_classes or not object_class(kind):
+            return []
+        passed = [*enumerate(call.args), *((k.arg, k.value) for k in call.keywords)]
+        named = [(a.id, (kind, call.func.attr, slot)) for slot, a in passed if isinstance(a, ast.Name) and a.id in params]
+        holding = [a for _, a in passed if {p for p in held_paths(a) if "." not in p} & params]
+        return named if len(named) == len(holding) else []  # ``(arg, x)`` or ``**kw`` may be kept as they are
+
     def sole_class(self, path: str) -> str | None:
         """The class every store of ``path`` constructs, if there is one."""
         found = self.kinds().get(path, set())
@@ -59,18 +74,29 @@ def dropped_arguments(f: ast.FunctionDef | ast.AsyncFunctionDef, objects: Object
     params = names[1:]
     if not params:
         return None
-    uses: dict[str, list[tuple[str, str, int | str]] | None] = {p: [] for p in params}
-    for parent in _own_nodes(f):
-        for child in child_nodes(parent):
-            if isinstance(child, ast.Name) and child.id in uses and uses[child.id] is not None:
+    uses: dict[str, list[tuple[str, str, int | str]]] = {p: [] for p in params}  # a kept one leaves
+    nested: list[ast.AST] = []
+    stack: list[ast.AST] = list(f.body)
+    while stack and uses:
+        parent = stack.pop()
+        if isinstance(parent, ast.keyword):
+            continue  # its value is read with the call's arguments
+        keywords = [k.value for k in parent.keywords] if isinstance(parent, ast.Call) else []
+        for child in child_nodes(parent) + keywords:
+            if isinstance(child, _SCOPES):
+                nested.append(child)  # a closure or class body that names the argument may keep it
+            elif isinstance(child, ast.Name) and child.id in uses:
                 hand_off = _hand_off(parent, child, names[0], objects)
-                uses[child.id] = None if hand_off is None else uses[child.id] + hand_off
-    for nested in _nested_scopes(f):  # a closure or class body that names the argument may keep it
-        for node in walk(nested):
-            if isinstance(node, ast.Name) and node.id in uses:
-                uses[node.id] = None
-    dropped = {p: hands for p, hands in uses.items() if hands is not None}
-    return ArgumentDrops(params, dropped) if dropped else None
+                if hand_off is None:
+                    del uses[child.id]
+                else:
+                    uses[child.id] += hand_off
+            else:
+                stack.append(child)
+    for node in (n for scope in nested if uses for n in walk(scope)):
+        if isinstance(node, ast.Name):
+            uses.pop(node.id, None)
+    return ArgumentDrops(params, uses) if uses else None
 
 
 def _hand_off(parent: ast.AST, name: ast.Name, this: str,
@@ -91,16 +117,3 @@ def _hand_off(parent: ast.AST, name: ast.Name, this: str,
     slot = next((i for i, a in enumerate(parent.args) if a is name), None)
     slot = slot if slot is not None else next((k.arg for k in parent.keywords if k.value is name and k.arg), None)
     return None if slot is None else [(kind, func.attr, slot)]
-
-
-def _own_nodes(f: ast.FunctionDef | ast.AsyncFunctionDef):
-    """Every node of ``f``'s body outside the functions, lambdas and classes nested in it."""
-    stack: list[ast.AST] = list(f.body)
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(c for c in child_nodes(node) if not isinstance(c, _SCOPES))
-
-
-def _nested_scopes(f: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST]:
-    return [c for node in _own_nodes(f) for c in child_nodes(node) if isinstance(c, _SCOPES)]

@@ -23,6 +23,7 @@ from .project.imports import Imported, import_origins
 from .project.records import ArgumentDrops, MethodKeeps
 from .vocabulary import (
     CACHES,
+    HOOK_RE,
     binds_instance,
     cache_decorator,
     is_module_class,
@@ -132,7 +133,7 @@ def method_summaries(cls: ast.ClassDef, file_classes: dict[str, list[str]] | Non
     those that store an argument on the instance: as an attribute, in a container it holds, or through
     a property whose setter keeps what it is given (a setter that keeps ``weakref.ref(value)`` does not);
     the attributes that ``obj.X = value`` sets without keeping ``value`` (:func:`weak_slots`); and the
-    arguments a method keeps nothing of (argument_drops.py)."""
+    arguments a method named like a hook registration keeps nothing of (argument_drops.py)."""
     functions = class_functions(cls.body)
     decorators = {id(f): {last(d.func if isinstance(d, ast.Call) else d) for d in f.decorator_list} for f in functions}
     kinds = {id(f): method_kind(f.name, decorators[id(f)]) for f in functions}
@@ -147,11 +148,12 @@ def method_summaries(cls: ast.ClassDef, file_classes: dict[str, list[str]] | Non
         if f.name == "__init__" or f.name in properties or not binds_instance(kinds[id(f)]):
             continue
         methods.append(f.name)
-        kept = _kept_arguments(f, properties - through, objects)
-        if kept:
+        hands: dict[str, list[tuple[str, str, int | str]]] = {}
+        kept = _kept_arguments(f, properties - through, objects, hands)
+        if kept or hands:
             params = parameter_names(f)[1:]
-            keeps[f.name] = MethodKeeps(params, [p for p in params if p in kept])
-        if (dropped := dropped_arguments(f, objects)) is not None:
+            keeps[f.name] = MethodKeeps(params, [p for p in params if p in kept], hands)
+        if HOOK_RE.match(f.name) and (dropped := dropped_arguments(f, objects)) is not None:
             drops[f.name] = dropped
     return MethodFacts(list(dict.fromkeys(methods)), keeps, weak_slots(functions, setters), drops)
 
@@ -176,22 +178,31 @@ def weak_slots(functions: list[ast.FunctionDef | ast.AsyncFunctionDef], setters:
 
 
 def _kept_arguments(f: ast.FunctionDef | ast.AsyncFunctionDef, not_kept: set[str],
-                    objects: ObjectAttributes | None = None) -> set[str]:
+                    objects: ObjectAttributes | None = None,
+                    hands: dict[str, list[tuple[str, str, int | str]]] | None = None) -> set[str]:
     """The parameters of method ``f`` it stores on its instance; a store to an attribute in ``not_kept``
-    (a property whose setter keeps nothing) keeps nothing, nor does a call of an object's method (``objects``)."""
+    (a property whose setter keeps nothing) keeps nothing, nor does a call of an object's method (``objects``).
+    ``hands``: filled with the arguments handed to a method of an object of a class another file defines, which
+    keeps them or not as the project says (``self.storage.update(strategy)``, ``storage`` a ``Reservoir``)."""
     names = parameter_names(f)
-    return _kept_in(f.body, names[0], set(names[1:]), not_kept, objects) if len(names) >= 2 else set()
+    return _kept_in(f.body, names[0], set(names[1:]), not_kept, objects, hands) if len(names) >= 2 else set()
 
 
 def _kept_in(body: list[ast.stmt], this: str, params: set[str], not_kept: set[str] | frozenset[str] = frozenset(),
-             objects: ObjectAttributes | None = None) -> set[str]:
+             objects: ObjectAttributes | None = None,
+             hands: dict[str, list[tuple[str, str, int | str]]] | None = None) -> set[str]:
     """Of ``params``, those the statements ``body`` store on the instance ``this`` (see :func:`_kept_arguments`)."""
     kept: set[str] = set()
     for stmt in statements(body, into_defs=False):
         if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
             calls = [stmt.value]  # self.items.append(arg), setattr(self, "x", arg)
-            if objects is not None and isinstance(stmt.value.func, ast.Attribute) and dotted(
-                    stmt.value.func.value) in objects:
+            receiver = dotted(stmt.value.func.value) if isinstance(stmt.value.func, ast.Attribute) else None
+            if objects is not None and receiver in objects:
+                continue
+            if objects is not None and hands is not None and receiver and receiver.startswith(this + ".") and (
+                    handed := objects.handed_on(stmt.value, params)):
+                for param, hand in handed:
+                    hands.setdefault(param, []).append(hand)
                 continue
         elif not isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             continue

@@ -141,3 +141,11 @@ def test_a_torch_registration_on_the_instance_stays_reported(tmp_path, cyclelint
                 self.acts.append(out)
         """))
     assert rows(cyclelint, tmp_path, "--no-cache", ".") == [("./tap.py", 8)]
+
+
+def test_a_hand_off_to_a_method_not_named_like_a_registration_is_reported(tmp_path, cyclelint):
+    """Only methods named like a hook registration are read (argument_drops.py): ``Registry.add`` is not."""
+    write(tmp_path, hand="self.registry.add(hook)")
+    registry = tmp_path / "registry.py"
+    registry.write_text(registry.read_text().replace("def register_hook(", "def add("))
+    assert rows(cyclelint, tmp_path, "--no-cache", ".") == [("./algo.py", 8)]

@@ -31,13 +31,13 @@ def summary(body: str):
     ("def add(self, item):\n    def later():\n        self.item = item\n    return later", []),
 ])
 def test_what_a_method_keeps(source, kept):
-    methods, keeps, _ = summary("class C:\n" + textwrap.indent(source, "    "))
+    methods, keeps, *_ = summary("class C:\n" + textwrap.indent(source, "    "))
     assert methods == ["add"]
     assert (keeps["add"].kept if "add" in keeps else []) == kept
 
 
 def test_static_and_class_methods_and_properties_are_no_methods_of_an_instance():
-    methods, keeps, _ = summary("""\
+    methods, keeps, *_ = summary("""\
         class C:
             def __init__(self, x):
                 self.x = x
@@ -66,7 +66,7 @@ def test_static_and_class_methods_and_properties_are_no_methods_of_an_instance()
     ("self._refs = values", ["item"]),
 ])
 def test_a_store_through_a_property_keeps_what_its_setter_keeps(setter, kept):
-    _, keeps, _ = summary(f"""\
+    _, keeps, *_ = summary(f"""\
         class C:
             def add(self, item):
                 self.refs += [item]
@@ -80,3 +80,42 @@ def test_a_store_through_a_property_keeps_what_its_setter_keeps(setter, kept):
                 {setter}
         """)
     assert (keeps["add"].kept if "add" in keeps else []) == kept
+
+
+@pytest.mark.parametrize(("source", "dropped"), [
+    # only a string of it, or a plain answer about it (read for methods named like a registration only)
+    ("def register_hook(self, hook):\n    self.names.append(hook.__name__)", {"hook": []}),
+    ("def register_hook(self, hook):\n    if not callable(hook):\n        raise TypeError(hook.__qualname__)", {"hook": []}),
+    # handed to a method of an object every store of ``self.registry`` builds: the project judges that one
+    ("def __init__(self):\n    self.registry = Registry()\n"
+     "def register_hook(self, hook):\n    self.registry.register_hook(hook)", {"hook": [("Registry", "register_hook", 0)]}),
+    ("def __init__(self):\n    self.registry = Registry()\n"
+     "def register_hook(self, hook):\n    self.registry.register_hook(fn=hook)", {"hook": [("Registry", "register_hook", "fn")]}),
+    # any other use may keep it
+    ("def register_hook(self, hook):\n    self.hooks.append(hook)", {}),
+    ("def register_hook(self, hook):\n    return hook", {}),
+    ("def register_hook(self, hook):\n    hook()", {}),
+    ("def register_hook(self, hook):\n    register(hook)", {}),
+    ("def register_hook(self, hook):\n    self.owner = hook.__self__", {}),
+    ("def register_hook(self, hook):\n    self.later = lambda: hook.__name__", {}),
+    ("def __init__(self, registry):\n    self.registry = Registry() if registry is None else registry\n"
+     "def register_hook(self, hook):\n    self.registry.register_hook(hook)", {}),
+    ("def __init__(self):\n    self.registry = Registry()\n"
+     "def swap(self, other):\n    self.registry = other\n"
+     "def register_hook(self, hook):\n    self.registry.register_hook(hook)", {}),
+])
+def test_what_a_method_keeps_nothing_of(source, dropped):
+    *_, drops = summary("class C:\n" + textwrap.indent(source, "    "))
+    assert (drops["register_hook"].dropped if "register_hook" in drops else {}) == dropped
+
+
+def test_only_a_method_named_like_a_hook_registration_is_read():
+    *_, drops = summary("""\
+        class C:
+            def register_forward_hook(self, hook):
+                self.names.append(hook.__name__)
+
+            def add(self, hook):
+                self.names.append(hook.__name__)
+        """)
+    assert list(drops) == ["register_forward_hook"]

@@ -158,3 +158,54 @@ def test_a_method_that_hands_its_argument_to_a_container_of_another_file_keeps_i
     findings, errors = lint_paths([str(tmp_path)], jobs=1)
     assert errors == []
     assert [(f.path.rsplit("/", 1)[-1], f.line, f.code) for f in findings] == [("strategy.py", 9, "CYC202")]
+
+
+RESERVOIRS = """\
+from library import LibraryBuffer
+
+
+class Reservoir:
+    def update(self, strategy, **kwargs):
+        self.samples = list(strategy.experience)
+
+
+class KeepingReservoir:
+    def update(self, strategy, **kwargs):
+        self.strategy = strategy
+
+
+class Inherited(LibraryBuffer):
+    pass
+"""
+FORWARDING = """\
+from reservoirs import {cls}
+
+
+class Forwarding:
+    def __init__(self):
+        self.storage = {cls}()
+
+    def update(self, strategy):
+        self.storage.{call}
+"""
+
+
+@pytest.mark.parametrize(("cls", "call", "codes"), [
+    ("Reservoir", "update(strategy)", []),  # avalanche 0.6.0's MERBuffer -> ReservoirSamplingBuffer
+    ("Reservoir", "update(strategy=strategy)", []),
+    ("KeepingReservoir", "update(strategy)", ["CYC202"]),
+    ("Inherited", "update(strategy)", ["CYC202"]),  # the method comes from outside the tree
+    ("Reservoir", "update((strategy, 1))", ["CYC202"]),  # handed on inside another value
+    ("Missing", "update(strategy)", ["CYC202"]),  # a class the tree does not define
+])
+def test_an_argument_handed_to_an_object_of_a_third_file(tmp_path, cls, call, codes):
+    """``self.buffer.update(self)`` in the strategy; ``Forwarding.update`` hands the strategy to a method of an
+    object of a class another file defines, which keeps it or not as its own summary says."""
+    (tmp_path / "reservoirs.py").write_text(RESERVOIRS)
+    (tmp_path / "forwarding.py").write_text(FORWARDING.format(cls=cls, call=call))
+    (tmp_path / "strategy.py").write_text(
+        "from forwarding import Forwarding\n\n\nclass Strategy:\n    def __init__(self):\n"
+        "        self.buffer = Forwarding()\n\n    def after(self):\n        self.buffer.update(self)\n")
+    findings, errors = lint_paths([str(tmp_path)], jobs=1)
+    assert errors == []
+    assert [f.code for f in findings] == codes

@@ -10,10 +10,13 @@ from ..findings import FileWarning, Finding
 
 @dataclass
 class MethodKeeps:
-    """A method that stores some of its arguments on its instance (``self.x = arg``, ``self.items.append(arg)``)."""
+    """A method that stores some of its arguments on its instance (``self.x = arg``, ``self.items.append(arg)``),
+    or hands them to a method of an object of a class another file defines (``hands``: (class, method, slot)),
+    which keeps them or not as the project says."""
 
     params: list[str]  # after the instance
     kept: list[str]
+    hands: dict[str, list[tuple[str, str, int | str]]] = field(default_factory=dict)
 
 
 @dataclass

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from ..analysis.positions_via import POSITION
 from ..findings import Finding
@@ -319,7 +320,8 @@ def _with_bases(name: str, seen_from: str, files: dict[str, FileResult],
     return found
 
 
-def _kept_param(cls: ClassSummary, call: PendingCtor, project: dict[str, list[ClassSummary]]) -> str | None:
+def _kept_param(cls: ClassSummary, call: PendingCtor, project: dict[str, list[ClassSummary]],
+                depth: int = 0) -> str | None:
     """The parameter of the method called (``__init__`` for a constructor) that receives the instance, if
     the class keeps it. A class that does not define the method inherits it: its bases are searched depth
     first, each class once (a big tree holds many classes of one name; searching all paths would be
@@ -331,7 +333,7 @@ def _kept_param(cls: ClassSummary, call: PendingCtor, project: dict[str, list[Cl
             continue
         seen.add(id(cur))
         if cur.has_init if call.method == "__init__" else call.method in cur.methods:
-            found = _receiving_param(cur, call)
+            found = _receiving_param(cur, call, project, depth)
             if found:
                 return found
             continue
@@ -373,8 +375,12 @@ def _inherited_from_outside(cls: ClassSummary, method: str, project: dict[str, l
     return outside
 
 
-def _receiving_param(cls: ClassSummary, call: PendingCtor) -> str | None:
-    """The parameter the call passes the instance to, when the method keeps it."""
+def _receiving_param(cls: ClassSummary, call: PendingCtor, project: dict[str, list[ClassSummary]],
+                     depth: int) -> str | None:
+    """The parameter the call passes the instance to, when the method keeps it: stores it, or hands it to a
+    method of another object that keeps it (followed ``MAX_HAND_OFFS`` deep), or of a class the tree does not
+    define or defines as a container."""
+    keeps = None
     if call.method == "__init__":
         params, kept = cls.params, cls.kept
     else:
@@ -386,4 +392,19 @@ def _receiving_param(cls: ClassSummary, call: PendingCtor) -> str | None:
         param = params[call.index]
     else:
         return None
-    return param if param in kept else None
+    hands = keeps.hands.get(param, []) if keeps else []
+    return param if param in kept or any(_hand_keeps(hand, call, project, depth) for hand in hands) else None
+
+
+def _hand_keeps(hand: tuple[str, str, int | str], call: PendingCtor, project: dict[str, list[ClassSummary]],
+                depth: int) -> bool:
+    """``(class, method, slot)`` keeps the argument it is handed: as its summaries say, unless the tree does not
+    define the class, defines it as a container (``class History(list)``) or not the method."""
+    cls, method, slot = hand
+    found = project.get(cls, [])
+    if not found or depth >= MAX_HAND_OFFS or any(
+            not object_class(cls, c.bases) or _inherited_from_outside(c, method, project) for c in found):
+        return True
+    at = replace(call, method=method, index=slot if isinstance(slot, int) else None,
+                 keyword=slot if isinstance(slot, str) else None)
+    return any(_kept_param(c, at, project, depth + 1) is not None for c in found)
