@@ -295,6 +295,28 @@ def test_an_object_of_a_class_of_another_file_is_judged_by_that_class(tmp_path, 
     assert rows(cyclelint, alone, "--no-cache") == [("./train.py", 10, "CYC302")]
 
 
+HELPER_TRAIN = KEPT_TRAIN.replace("from metrics import Kept\n", "from helpers import run_step\nfrom metrics import Kept\n")
+HELPER_TRAIN = HELPER_TRAIN.replace("loss = model(x).sum()\n        loss.backward()", "out = run_step(model, x)")
+HELPER_TRAIN = HELPER_TRAIN.replace('{"loss": loss}', '{"out": out}')  # named for what it is, not like a loss
+
+
+@pytest.mark.parametrize(("metrics", "found"), [
+    (f"class Kept:\n    def __init__(self):\n        self.values = []\n\n    def add(self, values):\n"
+     f"        {KEEPS.replace('(v)', '(v.detach())')}\n", []),
+    ("class Kept(list):\n    def add(self, value):\n        self.append(value)\n", [("./train.py", 10, "CYC302")]),
+    ("from elsewhere import Kept\n", [("./train.py", 10, "CYC302")]),
+])
+def test_a_graph_from_another_files_helper_kept_by_an_object_of_a_third(tmp_path, cyclelint, metrics, found):
+    """The same ``kept.add(v)``, with ``v`` attached only through a helper another file defines
+    (project/summaries.py): the object's class decides as it does above (agilerl 2.58.0's ppo_llm.py keeps
+    ``_ppo_policy_loss()``'s losses in a ``MicroBatchMetrics``)."""
+    (tmp_path / "helpers.py").write_text("def run_step(model, x):\n    out = model(x).sum()\n    out.backward()\n"
+                                         "    return out\n")
+    (tmp_path / "metrics.py").write_text(metrics)
+    (tmp_path / "train.py").write_text(HELPER_TRAIN)
+    assert rows(cyclelint, tmp_path, "--no-cache") == found
+
+
 LOSS_TRAIN = textwrap.dedent(
     """\
     from losses import StepLoss

@@ -143,11 +143,13 @@ class PendingCache(Placed):
 class PendingGraph(Placed):
     """A value a loop keeps (CYC301-CYC303) that is graph-attached only if a function another file defines
     returns a graph, or hands back an argument that is: ``deps`` are its questions (analysis/returns.py),
-    answered with that file's summaries. ``message`` is the finding's, less why."""
+    answered with that file's summaries. ``message`` is the finding's, less why. ``object_of``: the class of the
+    object the loop's ``metrics.add(v)`` keeps ``v`` in, when the file does not define it (``PendingStore``)."""
 
     code: str
     message: str
     deps: list[str]
+    object_of: str = ""
 
 
 @dataclass

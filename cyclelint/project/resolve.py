@@ -26,8 +26,8 @@ def resolve_project(results: Iterable[FileResult]) -> None:
     _resolve_dispatches(results)
     _resolve_caches(results)
     _resolve_back_pointers(results)
+    resolve_graphs(results)  # before the stores: a graph kept by an object of another file's class is one
     _resolve_stores(results)
-    resolve_graphs(results)
     _resolve_withdrawals(results)  # last: a finding resolved above may be one withdrawn
     pending = [res for res in results if res.ctors]
     if not pending:

@@ -7,8 +7,9 @@ from collections.abc import Sequence
 
 from ..analysis.returns import NAMED, RETURNS_OF, Key, Returns
 from ..findings import Finding
+from ..vocabulary import object_class
 from .imports import absolute, modules_of
-from .records import FileResult
+from .records import FileResult, PendingStore
 
 MAX_REEXPORTS = 3  # ``from .core import f`` in a package's __init__, imported from the package: followed this far
 
@@ -58,7 +59,8 @@ class Linker:
 
 
 def resolve_graphs(results: Sequence[FileResult]) -> None:
-    """Each value handed on (``PendingGraph``) becomes a finding once the files it asks about say it is attached."""
+    """Each value handed on (``PendingGraph``) becomes a finding once the files it asks about say it is attached (a
+    store into an object of another file's class, once the project says that class is a container)."""
     pending = [res for res in results if res.graphs]
     if not pending:
         return
@@ -68,7 +70,11 @@ def resolve_graphs(results: Sequence[FileResult]) -> None:
             returns = linker.returns_of(res)
             for graph in res.graphs:
                 why = returns.source(frozenset(graph.deps))
-                if why:
+                if why and object_class(graph.object_of):  # kept by an object: a finding if it is a container
+                    res.stores.append(PendingStore(graph.object_of, f"{graph.message} ({why})", line=graph.line,
+                                                   column=graph.column, end_line=graph.end_line,
+                                                   end_column=graph.end_column))
+                elif why:
                     res.findings.append(Finding(res.path, graph.line, graph.column, graph.end_line, graph.end_column,
                                                 graph.code, f"{graph.message} ({why})"))
             res.graphs = []

@@ -323,7 +323,7 @@ class AccumulationRule(Checker):
                 self.loop_found.append((c, c.code))
             elif asked and not self._only_called_without_grad(c.fn) and not self._slot_overwrite(c):
                 # loss = compute_loss(model, batch), imported: judged with the summaries of the file defining it
-                self.hand_on(c.stmt, PendingGraph(c.code, message(c.code, c), sorted(c.value.deps)))
+                self.hand_on(c.stmt, PendingGraph(c.code, message(c.code, c), sorted(c.value.deps), c.object_of or ""))
         self.later = []
         for c, code in self.loop_found:
             if code == "CYC304" or not self._only_called_without_grad(c.fn):
