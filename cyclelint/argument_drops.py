@@ -51,12 +51,14 @@ class ObjectAttributes:
     def handed_on(self, call: ast.Call, params: set[str]) -> list[tuple[str, tuple[str, str, int | str]]]:
         """``self.X.method(..., param, ...)`` where every store of ``self.X`` builds an object of one class that
         is no container and that the file does not define: each parameter passed and (class, method, slot).
-        Nothing when a parameter is passed inside another value, or the class is not known."""
+        Nothing when a parameter is passed inside another value or as ``**``, after a ``*args``, or the class is not
+        known."""
         kind = self.sole_class(dotted(call.func.value) or "") if isinstance(call.func, ast.Attribute) else None
-        if kind is None or kind in self.file_classes or not object_class(kind):
+        if kind is None or kind in self.file_classes or not object_class(kind) or _starred(call):
             return []
         passed = [*enumerate(call.args), *((k.arg, k.value) for k in call.keywords)]
-        named = [(a.id, (kind, call.func.attr, slot)) for slot, a in passed if isinstance(a, ast.Name) and a.id in params]
+        named = [(a.id, (kind, call.func.attr, slot)) for slot, a in passed
+                 if isinstance(a, ast.Name) and a.id in params and slot is not None]
         holding = [a for _, a in passed if {p for p in held_paths(a) if "." not in p} & params]
         return named if len(named) == len(holding) else []  # ``(arg, x)`` or ``**kw`` may be kept as they are
 
@@ -112,8 +114,13 @@ def _hand_off(parent: ast.AST, name: ast.Name, this: str,
     func = parent.func
     path = dotted(func.value) if isinstance(func, ast.Attribute) else None
     kind = objects.sole_class(path) if path and path.startswith(this + ".") else None
-    if kind is None:
+    if kind is None or _starred(parent):
         return None
     slot = next((i for i, a in enumerate(parent.args) if a is name), None)
     slot = slot if slot is not None else next((k.arg for k in parent.keywords if k.value is name and k.arg), None)
     return None if slot is None else [(kind, func.attr, slot)]
+
+
+def _starred(call: ast.Call) -> bool:
+    """``f(*args, x)``: the positions after a starred argument are not known."""
+    return any(isinstance(a, ast.Starred) for a in call.args)

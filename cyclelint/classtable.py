@@ -212,6 +212,8 @@ def _kept_in(body: list[ast.stmt], this: str, params: set[str], not_kept: set[st
             if owner and owner.split(".")[0] == this and not (owner == this and slot in not_kept):
                 kept |= {p for p in held_paths(value) if "." not in p} & params
     return kept
+
+
 def cache_factories(tree: ast.Module, text: str | bytes, origins: dict[str, str] | None = None) -> list[str]:
     """Module-level functions that build an ``lru_cache``/``cache`` inside (``def method_cache(**kw):
     ... lru_cache(**kw)(func)``): decorating a method with one caches its instances, as lru_cache does.

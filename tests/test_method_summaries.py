@@ -101,6 +101,8 @@ def test_a_store_through_a_property_keeps_what_its_setter_keeps(setter, kept):
     ("def __init__(self, registry):\n    self.registry = Registry() if registry is None else registry\n"
      "def register_hook(self, hook):\n    self.registry.register_hook(hook)", {}),
     ("def __init__(self):\n    self.registry = Registry()\n"
+     "def register_hook(self, hook):\n    self.registry.register_hook(*extra, hook)", {}),  # its position unknown
+    ("def __init__(self):\n    self.registry = Registry()\n"
      "def swap(self, other):\n    self.registry = other\n"
      "def register_hook(self, hook):\n    self.registry.register_hook(hook)", {}),
 ])
@@ -119,3 +121,24 @@ def test_only_a_method_named_like_a_hook_registration_is_read():
                 self.names.append(hook.__name__)
         """)
     assert list(drops) == ["register_forward_hook"]
+
+
+@pytest.mark.parametrize(("call", "kept", "hands"), [
+    ("self.storage.update(strategy)", [], {"strategy": [("Reservoir", "update", 0)]}),
+    ("self.storage.update(strategy=strategy)", [], {"strategy": [("Reservoir", "update", "strategy")]}),
+    ("self.storage.update((strategy, 1))", ["strategy"], {}),  # inside another value: stored as dict.update would
+    ("self.storage.update(*extra, strategy)", ["strategy"], {}),
+    ("self.other.update(strategy)", ["strategy"], {}),  # an attribute of no known class
+])
+def test_what_a_method_hands_to_an_object_of_another_files_class(call, kept, hands):
+    """``self.storage = Reservoir()``, ``Reservoir`` imported: the method keeps the argument as that class says."""
+    _, keeps, *_ = summary(f"""\
+        class C:
+            def __init__(self):
+                self.storage = Reservoir()
+
+            def add(self, strategy):
+                {call}
+        """)
+    assert (keeps["add"].kept, keeps["add"].hands) == (kept, hands)
+
