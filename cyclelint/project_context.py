@@ -18,8 +18,9 @@ from .file_rules import FileRules
 from .files import discover
 from .project.imports import absolute
 from .project.records import FileResult
-from .project.resolve import deferred_to_analyse, feeding_candidates, resolve_project, withdrawals_to_analyse
+from .project.resolve import deferred_to_analyse, feeding_candidates, resolve_project
 from .project.summaries import importers_to_analyse, summaries_to_analyse
+from .project.withdrawals import withdrawals_to_analyse
 
 ROOT_MARKERS = ("pyproject.toml", ".git")
 MAX_SUMMARY_ROUNDS = 3  # calls from file to file to file: deeper chains are left unanswered

@@ -4,14 +4,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from ..analysis.positions_via import POSITION
 from ..findings import Finding
 from ..noqa import suppressed
 from ..vocabulary import PLAIN_BASES, object_class, registers
+from .classes import class_index, with_bases
 from .records import ClassSummary, FileResult, PendingCtor, StateGrowth, slot_params
 from .summaries import resolve_graphs
-
-MAX_HAND_OFFS = 4  # ``self.registry.register_hook(hook)`` inside ``register_mutation_hook``: one hand-off
+from .withdrawals import MAX_HAND_OFFS, method_of, resolve_withdrawals
 
 
 def resolve_project(results: Iterable[FileResult]) -> None:
@@ -28,7 +27,7 @@ def resolve_project(results: Iterable[FileResult]) -> None:
     _resolve_back_pointers(results)
     resolve_graphs(results)  # before the stores: a graph kept by an object of another file's class is one
     _resolve_stores(results)
-    _resolve_withdrawals(results)  # last: a finding resolved above may be one withdrawn
+    resolve_withdrawals(results)  # last: a finding resolved above may be one withdrawn
     pending = [res for res in results if res.ctors]
     if not pending:
         return
@@ -58,13 +57,13 @@ def feeding_candidates(results: Sequence[FileResult]) -> list[int]:
     if not wanted:
         return []
     methods = {method for _, method in wanted}  # the cheap test first: bases are looked up for these only
-    files, homes = _class_index(results)
+    files, homes = class_index(results)
     # a base class calling self.method(...) feeds its subclasses' overrides
     wanted |= {(name, st.method) for res in results for st in res.states
-               for _, name in _with_bases(st.cls, res.path, files, homes)}
+               for _, name in with_bases(st.cls, res.path, files, homes)}
     return [i for i, res in enumerate(results)
             if any((name, method) in wanted for cls, method in res.may_feed if method in methods
-                   for _, name in _with_bases(cls, res.path, files, homes))]
+                   for _, name in with_bases(cls, res.path, files, homes))]
 
 
 def deferred_to_analyse(results: Sequence[FileResult]) -> list[int]:
@@ -81,15 +80,6 @@ def deferred_to_analyse(results: Sequence[FileResult]) -> list[int]:
     return [i for i, res in enumerate(results) if named.intersection(res.deferred)]
 
 
-def _class_index(results: Sequence[FileResult]) -> tuple[dict[str, FileResult], dict[str, list[str]]]:
-    files = {res.path: res for res in results}
-    homes: dict[str, list[str]] = {}  # class name -> files that define one
-    for res in results:
-        for name in res.classes:
-            homes.setdefault(name, []).append(res.path)
-    return files, homes
-
-
 def _resolve_states(results: list[FileResult]) -> None:
     """CYC305 for state grown from a parameter that a caller in another file feeds a graph-attached
     value (``meter.update(loss)`` in train.py, ``class Meter`` in metrics.py). A caller's class name
@@ -98,18 +88,18 @@ def _resolve_states(results: list[FileResult]) -> None:
     file fed were reported there; the ones left here had no such caller."""
     if not any(res.states for res in results):
         return
-    files, homes = _class_index(results)
+    files, homes = class_index(results)
     grad_off_decorators = {name for res in results for name in res.grad_off_decorators}
     fed: dict[tuple[str, str, str], set] = {}  # (file, class, method) -> slots some caller feeds a graph
     fed_inputs: dict[tuple[str, str, str], set] = {}  # ... or only the inputs of its forward()
     for res in results:
         for kept, evidence in ((fed, res.evidence), (fed_inputs, res.input_evidence)):
             for cls, method, slot in evidence:
-                for home, name in _with_bases(cls, res.path, files, homes):
+                for home, name in with_bases(cls, res.path, files, homes):
                     kept.setdefault((home, name, method), set()).add(slot)
     for res in results:
         for st in res.states:
-            chain = _with_bases(st.cls, res.path, files, homes)
+            chain = with_bases(st.cls, res.path, files, homes)
             if any(st.method in files[home].classes[name].grad_off for home, name in chain) or _library_grad_off(
                     st.method, chain, files, homes):
                 continue  # the method always runs under the class's own no_grad wrapper, or a library base's
@@ -137,14 +127,14 @@ def _resolve_dispatches(results: list[FileResult]) -> None:
     grad off (a wrapper of its class chain, or a decorator of the project)."""
     if not any(res.dispatches for res in results):
         return
-    files, homes = _class_index(results)
+    files, homes = class_index(results)
     grad_off_decorators = {name for res in results for name in res.grad_off_decorators}
     # (base's file, base, method) -> (where the override grows state, how)
     overrides: dict[tuple[str, str, str], list[tuple[str, StateGrowth]]] = {}
     for res in results:
         for name, summary in res.classes.items():
             for method, growth in summary.grows.items():
-                chain = _with_bases(name, res.path, files, homes)
+                chain = with_bases(name, res.path, files, homes)
                 if grad_off_decorators.intersection(growth.decorators) or any(
                         method in files[home].classes[base].grad_off for home, base in chain):
                     continue
@@ -162,70 +152,6 @@ def _resolve_dispatches(results: list[FileResult]) -> None:
         res.dispatches = []
 
 
-def withdrawals_to_analyse(results: Sequence[FileResult]) -> list[int]:
-    """Indexes of the pre-filtered files that define a class (or a base of one) whose method a withdrawal asks
-    about: analysed in full, they say what its returns hold."""
-    asked = [(res.path, _method_of(via)[0]) for res in results for w in res.withdrawals for via in w.via]
-    if not asked:
-        return []
-    files, homes = _class_index(results)
-    wanted = {home for path, cls in asked for home, _ in _with_bases(cls, path, files, homes)}
-    return [i for i, res in enumerate(results) if res.summaries is None and res.path in wanted]
-
-
-def _resolve_withdrawals(results: list[FileResult]) -> None:
-    """Withdraw a loop's finding kept only through methods of classes the project defines, where each returns
-    clean what the loop keeps of it; and a hook registered through methods that keep nothing of it."""
-    if not any(res.withdrawals for res in results):
-        return
-    files, homes = _class_index(results)
-    for res in results:
-        gone = {(w.line, w.column, w.code) for w in res.withdrawals if (w.via or w.drops)
-                and all(_returns_clean(via, res.path, files, homes) for via in w.via)
-                and all(_keeps_nothing(*drop, res.path, files, homes) for drop in w.drops)}
-        if gone:
-            res.findings = [f for f in res.findings if (f.line, f.column, f.code) not in gone]
-        res.withdrawals = []
-
-
-def _returns_clean(via: str, seen_from: str, files: dict[str, FileResult], homes: dict[str, list[str]]) -> bool:
-    """``Class.method`` (``#i``: position i of its tuples) holds no graph nor anything of its arguments by
-    every definition of the method in the class and its bases, or runs with grad off. ``__call__`` of an
-    nn.Module that defines none is its ``forward``'s result (hooks aside)."""
-    cls, method = _method_of(via)
-    chain = [files[home].classes[name] for home, name in _with_bases(cls, seen_from, files, homes)]
-    defining = [c for c in chain if method in c.methods]
-    if not defining and method == "__call__" and any(c.is_module for c in chain):
-        method, defining = "forward", [c for c in chain if "forward" in c.methods]
-    position = via.partition(POSITION)[2]
-    at = int(position) if position else -1
-    return bool(defining) and all(method in c.no_grad_defs or {-1, at} & set(c.clean_returns.get(method, ()))
-                                  for c in defining)
-
-
-def _keeps_nothing(cls: str, method: str, slot: int | str, seen_from: str, files: dict[str, FileResult],
-                   homes: dict[str, list[str]], depth: int = 0) -> bool:
-    """Every definition of ``Class.method`` in the class and its bases keeps nothing of the argument at ``slot``,
-    nor do the methods of other objects it hands the argument to, followed ``MAX_HAND_OFFS`` deep."""
-    defining = [(home, files[home].classes[name]) for home, name in _with_bases(cls, seen_from, files, homes)
-                if method in files[home].classes[name].methods]
-    if not defining or depth > MAX_HAND_OFFS:
-        return False
-    for home, summary in defining:
-        drops = summary.drops.get(method)
-        params = slot_params([slot], drops.params) if drops else set()
-        hands = drops.dropped.get(params.pop()) if drops and len(params) == 1 else None
-        if hands is None or not all(_keeps_nothing(*hand, home, files, homes, depth + 1) for hand in hands):
-            return False
-    return True
-
-
-def _method_of(via: str) -> tuple[str, str]:
-    """(class, method) of ``Class.method`` or ``Class.method#i``."""
-    cls, _, method = via.partition(POSITION)[0].rpartition(".")
-    return cls, method
-
-
 def _resolve_back_pointers(results: list[FileResult]) -> None:
     """CYC202 for ``owner.attr = obj``, unless some class of the project sets ``attr`` keeping nothing of it."""
     if not any(res.back_pointers for res in results):
@@ -241,7 +167,7 @@ def _defined_without_grad(source: str, seen_from: str, files: dict[str, FileResu
                           homes: dict[str, list[str]]) -> bool:
     """``Class.method`` is defined under no_grad/inference_mode by the class itself: the file's own class of
     that name, else every class of that name in the tree (a method it inherits is not followed)."""
-    cls, method = _method_of(source)
+    cls, method = method_of(source)
     where = [seen_from] if cls in files[seen_from].classes else homes.get(cls, [])
     return bool(where) and all(method in files[home].classes[cls].no_grad_defs for home in where)
 
@@ -253,14 +179,14 @@ def _resolve_caches(results: list[FileResult]) -> None:
     if not any(res.caches for res in results):
         return
     factories = {name for res in results for name in res.cache_factories}
-    files, homes = _class_index(results)
+    files, homes = class_index(results)
     for res in results:
         for c in res.caches:
             if c.decorator and c.decorator not in factories:
                 continue
             message = c.message
             if c.cls:
-                base = next((name for home, name in sorted(_with_bases(c.cls, res.path, files, homes))
+                base = next((name for home, name in sorted(with_bases(c.cls, res.path, files, homes))
                              if files[home].classes[name].is_module), None)
                 if base is None:
                     continue
@@ -276,10 +202,10 @@ def _resolve_stores(results: list[FileResult]) -> None:
     detaches), judged in its own file from this call's evidence."""
     if not any(res.stores for res in results):
         return
-    files, homes = _class_index(results)
+    files, homes = class_index(results)
     for res in results:
         for st in res.stores:
-            chain = _with_bases(st.cls, res.path, files, homes)
+            chain = with_bases(st.cls, res.path, files, homes)
             names = {name for _, name in chain} | {b.rsplit(".", 1)[-1] for b in PLAIN_BASES}
             if not chain or any(not object_class(name, files[home].classes[name].bases)
                                 or any(b.rsplit(".", 1)[-1] not in names for b in files[home].classes[name].bases)
@@ -303,21 +229,6 @@ def _unread_bases(chain: set[tuple[str, str]], files: dict[str, FileResult], hom
     return any(base not in PLAIN_BASES and (last := base.rsplit(".", 1)[-1]) not in PLAIN_BASES
                and last not in files[home].classes and last not in homes
                for home, name in chain for base in files[home].classes[name].bases)
-
-
-def _with_bases(name: str, seen_from: str, files: dict[str, FileResult],
-                homes: dict[str, list[str]]) -> set[tuple[str, str]]:
-    """(file, class) for the class ``name`` means in file ``seen_from`` and for its bases: the
-    file's own class of that name first, else every class of that name in the tree."""
-    found: set[tuple[str, str]] = set()
-    todo = [(name, seen_from)]
-    while todo:
-        cur, where = todo.pop()
-        for home in [where] if cur in files[where].classes else homes.get(cur, []):
-            if (home, cur) not in found:
-                found.add((home, cur))
-                todo += [(b.rsplit(".", 1)[-1], home) for b in files[home].classes[cur].bases]
-    return found
 
 
 def _kept_param(cls: ClassSummary, call: PendingCtor, project: dict[str, list[ClassSummary]],

@@ -1,0 +1,75 @@
+"""Findings the project may withdraw once it shows what methods of classes it defines do (``PendingWithdrawal``):
+a loop's value that every such method returns clean, a hook registered through methods that keep nothing of it."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..analysis.positions_via import POSITION
+from .classes import class_index, with_bases
+from .records import FileResult, slot_params
+
+MAX_HAND_OFFS = 4  # ``self.registry.register_hook(hook)`` inside ``register_mutation_hook``: one hand-off
+
+
+def withdrawals_to_analyse(results: Sequence[FileResult]) -> list[int]:
+    """Indexes of the pre-filtered files that define a class (or a base of one) whose method a withdrawal asks
+    about: analysed in full, they say what its returns hold."""
+    asked = [(res.path, method_of(via)[0]) for res in results for w in res.withdrawals for via in w.via]
+    if not asked:
+        return []
+    files, homes = class_index(results)
+    wanted = {home for path, cls in asked for home, _ in with_bases(cls, path, files, homes)}
+    return [i for i, res in enumerate(results) if res.summaries is None and res.path in wanted]
+
+
+def resolve_withdrawals(results: list[FileResult]) -> None:
+    """Withdraw a loop's finding kept only through methods of classes the project defines, where each returns
+    clean what the loop keeps of it; and a hook registered through methods that keep nothing of it."""
+    if not any(res.withdrawals for res in results):
+        return
+    files, homes = class_index(results)
+    for res in results:
+        gone = {(w.line, w.column, w.code) for w in res.withdrawals if (w.via or w.drops)
+                and all(_returns_clean(via, res.path, files, homes) for via in w.via)
+                and all(_keeps_nothing(*drop, res.path, files, homes) for drop in w.drops)}
+        if gone:
+            res.findings = [f for f in res.findings if (f.line, f.column, f.code) not in gone]
+        res.withdrawals = []
+
+
+def _returns_clean(via: str, seen_from: str, files: dict[str, FileResult], homes: dict[str, list[str]]) -> bool:
+    """``Class.method`` (``#i``: position i of its tuples) holds no graph nor anything of its arguments by
+    every definition of the method in the class and its bases, or runs with grad off. ``__call__`` of an
+    nn.Module that defines none is its ``forward``'s result (hooks aside)."""
+    cls, method = method_of(via)
+    chain = [files[home].classes[name] for home, name in with_bases(cls, seen_from, files, homes)]
+    defining = [c for c in chain if method in c.methods]
+    if not defining and method == "__call__" and any(c.is_module for c in chain):
+        method, defining = "forward", [c for c in chain if "forward" in c.methods]
+    position = via.partition(POSITION)[2]
+    at = int(position) if position else -1
+    return bool(defining) and all(method in c.no_grad_defs or {-1, at} & set(c.clean_returns.get(method, ()))
+                                  for c in defining)
+
+
+def _keeps_nothing(cls: str, method: str, slot: int | str, seen_from: str, files: dict[str, FileResult],
+                   homes: dict[str, list[str]], depth: int = 0) -> bool:
+    """Every definition of ``Class.method`` in the class and its bases keeps nothing of the argument at ``slot``,
+    nor do the methods of other objects it hands the argument to, followed ``MAX_HAND_OFFS`` deep."""
+    defining = [(home, files[home].classes[name]) for home, name in with_bases(cls, seen_from, files, homes)
+                if method in files[home].classes[name].methods]
+    if not defining or depth > MAX_HAND_OFFS:
+        return False
+    for home, summary in defining:
+        drops = summary.drops.get(method)
+        params = slot_params([slot], drops.params) if drops else set()
+        hands = drops.dropped.get(params.pop()) if drops and len(params) == 1 else None
+        if hands is None or not all(_keeps_nothing(*hand, home, files, homes, depth + 1) for hand in hands):
+            return False
+    return True
+
+
+def method_of(via: str) -> tuple[str, str]:
+    """(class, method) of ``Class.method`` or ``Class.method#i``."""
+    cls, _, method = via.partition(POSITION)[0].rpartition(".")
+    return cls, method
