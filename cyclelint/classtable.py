@@ -38,6 +38,7 @@ class MethodFacts(NamedTuple):
     keeps: dict[str, MethodKeeps]
     weak_slots: list[str]
     drops: dict[str, ArgumentDrops]
+    unbound: list[str]  # its static and class methods
 
 
 def class_summaries(tree: ast.Module, grad_wrappers: bool = True, imports: dict[str, Imported] | None = None) -> dict:
@@ -71,11 +72,11 @@ def class_summaries(tree: ast.Module, grad_wrappers: bool = True, imports: dict[
         generated = None if inits else generated_init(node)
         if generated is not None:
             params, kept = generated[0], set(generated[1])
-        methods, keeps, weak, drops = method_summaries(node, file_classes)
+        methods, keeps, weak, drops, unbound = method_summaries(node, file_classes)
         out[node.name] = {"params": params, "kept": sorted(kept), "bases": bases, "is_module": is_module,
                           "has_init": bool(inits) or generated is not None, "grad_off": grad_off_methods(node) if grad_wrappers else [],
                           "no_grad_defs": no_grad_defs(node) if grad_wrappers else [], "methods": methods,
-                          "keeps": keeps, "weak_slots": weak, "drops": drops,
+                          "keeps": keeps, "weak_slots": weak, "drops": drops, "unbound": unbound,
                           "library_grad_off": library_grad_off(node, imports) if imports is not None else {}}
     return out
 
@@ -132,8 +133,9 @@ def method_summaries(cls: ast.ClassDef, file_classes: dict[str, list[str]] | Non
     """The class's methods other than ``__init__`` (static and class methods, properties aside), and
     those that store an argument on the instance: as an attribute, in a container it holds, or through
     a property whose setter keeps what it is given (a setter that keeps ``weakref.ref(value)`` does not);
-    the attributes that ``obj.X = value`` sets without keeping ``value`` (:func:`weak_slots`); and the
-    arguments a method named like a hook registration keeps nothing of (argument_drops.py)."""
+    the attributes that ``obj.X = value`` sets without keeping ``value`` (:func:`weak_slots`); the
+    arguments a method named like a hook registration keeps nothing of (argument_drops.py); and its static and
+    class methods."""
     functions = class_functions(cls.body)
     decorators = {id(f): {last(d.func if isinstance(d, ast.Call) else d) for d in f.decorator_list} for f in functions}
     kinds = {id(f): method_kind(f.name, decorators[id(f)]) for f in functions}
@@ -155,7 +157,8 @@ def method_summaries(cls: ast.ClassDef, file_classes: dict[str, list[str]] | Non
             keeps[f.name] = MethodKeeps(params, [p for p in params if p in kept], hands)
         if HOOK_RE.match(f.name) and (dropped := dropped_arguments(f, objects)) is not None:
             drops[f.name] = dropped
-    return MethodFacts(list(dict.fromkeys(methods)), keeps, weak_slots(functions, setters), drops)
+    unbound = sorted({f.name for f in functions if not binds_instance(kinds[id(f)])})
+    return MethodFacts(list(dict.fromkeys(methods)), keeps, weak_slots(functions, setters), drops, unbound)
 
 
 def weak_slots(functions: list[ast.FunctionDef | ast.AsyncFunctionDef], setters: dict[str, set[str]]) -> list[str]:

@@ -180,11 +180,11 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
     library = library_grad_off_by_class(tree, library_imports(tree, text)) if tree is not None else {}
     clean = walker.evaluator.returns.clean_positions()
     for name, info in facts.classes.items():
-        listed, keeps, weak, drops = methods.get(name, ([], {}, [], {}))
+        listed, keeps, weak, drops, unbound = methods.get(name, ([], {}, [], {}, []))
         result.classes[name] = ClassSummary(
             info.init_params, sorted(info.kept_params), info.bases, info.is_module,
             "__init__" in info.methods or name in facts.generated_inits, *grad_off.get(name, ([], [])),
-            methods=listed, keeps=keeps, weak_slots=weak, drops=drops, library_grad_off=library.get(name, {}),
+            methods=listed, keeps=keeps, weak_slots=weak, drops=drops, unbound=unbound, library_grad_off=library.get(name, {}),
             clean_returns=clean.get(name, {}),
         )
     result.evidence, result.input_evidence = facts.evidence, facts.input_evidence

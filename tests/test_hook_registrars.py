@@ -1,7 +1,8 @@
 """CYC104 for a hook registered through a method of the instance's own class (``self.register_mutation_hook(
 self.reinit)``): what that method does with the hook is read from its definition, in this file or another,
 through the objects it hands the hook to (agilerl 2.58's ``EvolvableAlgorithm.register_mutation_hook`` hands it to
-``MutationRegistry.register_hook``, which keeps ``hook.__name__``, a string)."""
+``MutationRegistry.register_hook``, which keeps ``hook.__name__``, a string). And a hook ``self.m`` inherited from a
+base of another file is bound or not as that base defines it (mmpretrain's static ``Flamingo._load_adapter_hook``)."""
 import json
 import textwrap
 
@@ -149,3 +150,47 @@ def test_a_hand_off_to_a_method_not_named_like_a_registration_is_reported(tmp_pa
     registry = tmp_path / "registry.py"
     registry.write_text(registry.read_text().replace("def register_hook(", "def add("))
     assert rows(cyclelint, tmp_path, "--no-cache", ".") == [("./algo.py", 8)]
+
+
+FLAMINGO = """\
+import torch.nn as nn
+
+
+class Flamingo(nn.Module):
+    {decorator}
+    def _load_adapter_hook({params}):
+        pass
+"""
+OTTER = """\
+from flamingo import Flamingo
+
+
+class Otter(Flamingo):
+    def __init__(self):
+        super().__init__()
+        self.register_load_state_dict_post_hook(self._load_adapter_hook)
+"""
+
+
+@pytest.mark.parametrize(("decorator", "params", "found"), [
+    ("@staticmethod", "module, incompatible_keys", []),  # mmpretrain 1.2.0's Otter, Flamingo's static hook
+    ("@classmethod", "cls, module, incompatible_keys", []),
+    ("", "self, module, incompatible_keys", [("./otter.py", 7)]),  # a bound method: it keeps the instance
+])
+def test_a_hook_inherited_from_a_base_of_another_file_is_bound_as_that_base_says(tmp_path, cyclelint, decorator,
+                                                                                  params, found):
+    (tmp_path / "flamingo.py").write_text(FLAMINGO.format(decorator=decorator, params=params))
+    (tmp_path / "otter.py").write_text(OTTER)
+    assert rows(cyclelint, tmp_path, "--no-cache", ".") == found
+    assert rows(cyclelint, tmp_path, ".") == found  # twice: the second from the cache
+    assert rows(cyclelint, tmp_path, ".") == found
+    (tmp_path / "flamingo.py").unlink()  # a base the tree does not hold: taken for a bound method
+    assert rows(cyclelint, tmp_path, "--no-cache", ".") == [("./otter.py", 7)]
+
+
+def test_a_subclass_between_that_makes_the_hook_a_method_is_reported(tmp_path, cyclelint):
+    (tmp_path / "flamingo.py").write_text(FLAMINGO.format(decorator="@staticmethod", params="module, keys")
+                                          + "\n\nclass Middle(Flamingo):\n    def _load_adapter_hook(self, m, k):\n"
+                                          "        self.last = k\n")
+    (tmp_path / "otter.py").write_text(OTTER.replace("Flamingo", "Middle"))
+    assert rows(cyclelint, tmp_path, "--no-cache", ".") == [("./otter.py", 7)]

@@ -107,20 +107,39 @@ def test_a_store_through_a_property_keeps_what_its_setter_keeps(setter, kept):
      "def register_hook(self, hook):\n    self.registry.register_hook(hook)", {}),
 ])
 def test_what_a_method_keeps_nothing_of(source, dropped):
-    *_, drops = summary("class C:\n" + textwrap.indent(source, "    "))
+    drops = summary("class C:\n" + textwrap.indent(source, "    ")).drops
     assert (drops["register_hook"].dropped if "register_hook" in drops else {}) == dropped
 
 
 def test_only_a_method_named_like_a_hook_registration_is_read():
-    *_, drops = summary("""\
+    drops = summary("""\
         class C:
             def register_forward_hook(self, hook):
                 self.names.append(hook.__name__)
 
             def add(self, hook):
                 self.names.append(hook.__name__)
-        """)
+        """).drops
     assert list(drops) == ["register_forward_hook"]
+
+
+def test_static_and_class_methods_are_unbound():
+    assert summary("""\
+        class C:
+            @staticmethod
+            def hook(module, keys):
+                pass
+
+            @classmethod
+            def make(cls):
+                pass
+
+            def __new__(cls):
+                pass
+
+            def method(self):
+                pass
+        """).unbound == ["__new__", "hook", "make"]
 
 
 @pytest.mark.parametrize(("call", "kept", "hands"), [

@@ -54,6 +54,7 @@ class ClassSummary:
     methods: list[str] = field(default_factory=list)  # the methods it defines, ``__init__`` aside
     keeps: dict[str, MethodKeeps] = field(default_factory=dict)  # those that store an argument on the instance
     drops: dict[str, ArgumentDrops] = field(default_factory=dict)  # those that keep nothing of some argument
+    unbound: list[str] = field(default_factory=list)  # its static and class methods
     grows: dict[str, StateGrowth] = field(default_factory=dict)  # those that grow instance state from arguments
     weak_slots: list[str] = field(default_factory=list)  # attributes ``obj.X = v`` sets keeping nothing of v
     # base -> the methods it runs with grad off, known of a library (grad_wrappers.LIBRARY_GRAD_OFF)
@@ -170,11 +171,15 @@ class PendingWithdrawal(Placed):
     ``Class.method#i``, a position of the tuples it returns): withdrawn when every one returns that position clean
     (``ClassSummary.clean_returns``) or runs the method with grad off. A hook (CYC104) registered through a
     method of the instance's own class: withdrawn when every definition of each of ``drops`` (class, method,
-    slot) keeps nothing of that argument (``ClassSummary.drops``)."""
+    slot) keeps nothing of that argument (``ClassSummary.drops``). A hook whose captures are all ``self.attr``
+    inherited from classes of other files: withdrawn when none of ``unbound`` ("Class.attr") is a regular method
+    there (``ClassSummary.unbound``: mmpretrain's static ``Flamingo._load_adapter_hook``). Each record withdraws
+    its finding on its own."""
 
     code: str
     via: list[str]
     drops: list[tuple[str, str, int | str]] = field(default_factory=list)
+    unbound: list[str] = field(default_factory=list)  # "Class.attr" of ``self.attr``: withdrawn if none is bound
 
 
 @dataclass

@@ -24,14 +24,16 @@ def withdrawals_to_analyse(results: Sequence[FileResult]) -> list[int]:
 
 def resolve_withdrawals(results: list[FileResult]) -> None:
     """Withdraw a loop's finding kept only through methods of classes the project defines, where each returns
-    clean what the loop keeps of it; and a hook registered through methods that keep nothing of it."""
+    clean what the loop keeps of it; a hook registered through methods that keep nothing of it, or whose captured
+    ``self.m`` are static or class methods of another file's base."""
     if not any(res.withdrawals for res in results):
         return
     files, homes = class_index(results)
     for res in results:
-        gone = {(w.line, w.column, w.code) for w in res.withdrawals if (w.via or w.drops)
+        gone = {(w.line, w.column, w.code) for w in res.withdrawals if (w.via or w.drops or w.unbound)
                 and all(_returns_clean(via, res.path, files, homes) for via in w.via)
-                and all(_keeps_nothing(*drop, res.path, files, homes) for drop in w.drops)}
+                and all(_keeps_nothing(*drop, res.path, files, homes) for drop in w.drops)
+                and all(_unbound(attr, res.path, files, homes) for attr in w.unbound)}
         if gone:
             res.findings = [f for f in res.findings if (f.line, f.column, f.code) not in gone]
         res.withdrawals = []
@@ -67,6 +69,14 @@ def _keeps_nothing(cls: str, method: str, slot: int | str, seen_from: str, files
         if hands is None or not all(_keeps_nothing(*hand, home, files, homes, depth + 1) for hand in hands):
             return False
     return True
+
+
+def _unbound(attr: str, seen_from: str, files: dict[str, FileResult], homes: dict[str, list[str]]) -> bool:
+    """``Class.attr`` is a static or class method of every class of the chain that defines it, and one does."""
+    cls, name = method_of(attr)
+    defining = [files[home].classes[c] for home, c in with_bases(cls, seen_from, files, homes)
+                if name in files[home].classes[c].methods or name in files[home].classes[c].unbound]
+    return bool(defining) and all(name not in c.methods for c in defining)
 
 
 def method_of(via: str) -> tuple[str, str]:

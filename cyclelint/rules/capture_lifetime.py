@@ -184,3 +184,21 @@ def own_registrar(call: cst.Call, fn: Function) -> tuple[str, int | str] | None:
     first = call.args[0] if call.args else None
     return ex.method_name(call) or "", 0 if first is not None and first.keyword is None and not first.star else "hook"
 
+
+def method_binding(cls: ClassInfo, attr: str, classes: dict[str, ClassInfo]) -> bool | None:
+    """Whether ``attr`` of ``cls`` is a regular method, looked up in the class and its bases of this file
+    (``classes``); None when no class here says (it comes from a base another file defines)."""
+    seen = set()
+    todo = [cls]
+    while todo:
+        c = todo.pop()
+        if c.name in seen:
+            continue
+        seen.add(c.name)
+        kind = c.methods.get(attr)
+        if kind is not None:
+            return kind == "method"
+        if attr in c.data_attrs:
+            return False
+        todo.extend(b for b in (classes.get(ex.last_part(n)) for n in c.bases) if b)
+    return None

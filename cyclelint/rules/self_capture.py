@@ -27,6 +27,7 @@ from .capture_lifetime import (
     is_thread,
     made_here,
     makes_handles,
+    method_binding,
     own_registrar,
     plain_method,
     rebinds,
@@ -76,6 +77,7 @@ class Pending:
     fresh_receiver: str | None = None  # tensor hook on a local this call made: no cycle unless it is kept
     returned_by: str | None = None  # ``return m.register_..._hook(...)`` in this method: its callers keep the handle
     registrar: tuple[str, int | str] | None = None  # ``self.register_x_hook(cb)``: the method and cb's slot
+    unsure: list[str] = field(default_factory=list)  # ``self.m`` captures inherited from classes of other files
 
 
 class SelfCaptureRule(Checker):
@@ -357,7 +359,7 @@ class SelfCaptureRule(Checker):
             if p.cls is not cls:
                 keep.append(p)
                 continue
-            p.captures = [c for c in p.captures if c.method is None or self._is_bound_method(cls, c.method, p.hook)]
+            p.captures = [c for c in p.captures if c.method is None or self._is_bound_method(cls, p, c.method)]
             if p.returned_by is not None and p.handle is None:
                 p.handle = self.result_slots.get((id(cls), p.returned_by))
             if holds_nothing and p.fn is not None and p.obj == p.fn.instance:
@@ -377,23 +379,14 @@ class SelfCaptureRule(Checker):
         return (not p.hook and attr is not None and method is not None and p.obj == p.fn.instance
                 and torn_down(cls, attr, method))
 
-    def _is_bound_method(self, cls: ClassInfo, attr: str, lenient: bool) -> bool:
-        """``self.attr`` is a regular method (of the class or a base in this file)."""
-        seen = set()
-        todo = [cls]
-        while todo:
-            c = todo.pop()
-            if c.name in seen:
-                continue
-            seen.add(c.name)
-            kind = c.methods.get(attr)
-            if kind is not None:
-                return kind == "method"
-            if attr in c.data_attrs:
-                return False
-            todo.extend(b for b in (self.walker.facts.classes.get(ex.last_part(n)) for n in c.bases) if b)
-        # Inherited from a class we cannot see: for a hook argument it is a method.
-        return lenient and any(b not in ("object", "") for b in cls.bases)
+    def _is_bound_method(self, cls: ClassInfo, p: Pending, attr: str) -> bool:
+        """``self.attr`` is a regular method (of the class or a base in this file). Inherited from a class this file
+        does not define, for a hook argument it is taken for one, which the project may deny (``unsure``)."""
+        kind = method_binding(cls, attr, self.walker.facts.classes)
+        if kind is None and p.hook and any(b not in ("object", "") for b in cls.bases):
+            p.unsure.append(attr)
+            return True
+        return bool(kind)
 
     def _emit(self, p: Pending) -> None:
         cap = p.captures[0]
@@ -401,4 +394,6 @@ class SelfCaptureRule(Checker):
         self.report(p.stmt, code, MESSAGES[code].format(obj=cap.holder or p.obj, where=p.where, what=cap.what))
         if p.registrar is not None and p.cls is not None:
             self.hand_on(p.stmt, PendingWithdrawal(code, [], [(p.cls.name, *p.registrar)]))
+        if p.cls is not None and all(c.method in p.unsure for c in p.captures):  # the project may show none is bound
+            self.hand_on(p.stmt, PendingWithdrawal(code, [], unbound=[f"{p.cls.name}.{c.method}" for c in p.captures]))
 
