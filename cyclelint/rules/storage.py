@@ -255,10 +255,7 @@ class StorageRule(Checker):
         if fn.name in fn.loads and fn.name not in fn.params and fn.name not in fn.stored:
             modules = self.walker.facts.module_classes
             free = fn.loads - set(fn.params) - fn.stored - {fn.name}
-            building = parent.instance if parent.is_method and parent.name == "__init__" else None
             for captured in sorted(free - comprehension_names(fn.node) if free else free):
-                if captured == building:
-                    continue  # the instance being built, which its caller keeps: the cycle holds nothing more
                 why = variable_holds(captured, parent, modules)
                 if why:
                     self.closures.append((parent, fn.node, parent.bindings.get(fn.name), f"{captured} ({why})"))
