@@ -48,18 +48,25 @@ class ObjectAttributes:
         return any(kind in self.file_classes and object_class(kind, self.file_classes[kind])
                    for kind in self.kinds().get(path, ()))
 
-    def handed_on(self, call: ast.Call, params: set[str]) -> list[tuple[str, tuple[str, str, int | str]]]:
-        """``self.X.method(..., param, ...)`` where every store of ``self.X`` builds an object of one class that
-        is no container and that the file does not define: each parameter passed and (class, method, slot).
-        Nothing when a parameter is passed inside another value or as ``**``, after a ``*args``, or the class is not
-        known."""
-        kind = self.sole_class(dotted(call.func.value) or "") if isinstance(call.func, ast.Attribute) else None
-        if kind is None or kind in self.file_classes or not object_class(kind) or _starred(call):
+    def receiver_class(self, call: ast.Call, this: str) -> str | None:
+        """The class of ``self.X`` in a call ``self.X.method(...)`` (``this``: the instance), when every store of
+        ``self.X`` builds one and the call's argument positions are known (no ``*args``)."""
+        path = dotted(call.func.value) if isinstance(call.func, ast.Attribute) else None
+        if not path or not path.startswith(this + ".") or any(isinstance(a, ast.Starred) for a in call.args):
+            return None
+        return self.sole_class(path)
+
+    def handed_on(self, call: ast.Call, this: str, params: set[str]) -> list[tuple[str, tuple[str, str, int | str]]]:
+        """``self.X.method(..., param, ...)`` where ``self.X`` is an object of a class that is no container and that
+        the file does not define (:meth:`receiver_class`): each parameter passed and (class, method, slot).
+        Nothing when a parameter is passed inside another value or as ``**``."""
+        kind = self.receiver_class(call, this)
+        if kind is None or kind in self.file_classes or not object_class(kind):
             return []
-        passed = [*enumerate(call.args), *((k.arg, k.value) for k in call.keywords)]
-        named = [(a.id, (kind, call.func.attr, slot)) for slot, a in passed
-                 if isinstance(a, ast.Name) and a.id in params and slot is not None]
-        holding = [a for _, a in passed if {p for p in held_paths(a) if "." not in p} & params]
+        passed = _passed(call)
+        named = [(a.id, (kind, call.func.attr, slot)) for slot, a in passed if isinstance(a, ast.Name) and a.id in params]
+        holding = [k.value for k in call.keywords if k.arg is None] + [a for _, a in passed]
+        holding = [a for a in holding if {p for p in held_paths(a) if "." not in p} & params]
         return named if len(named) == len(holding) else []  # ``(arg, x)`` or ``**kw`` may be kept as they are
 
     def sole_class(self, path: str) -> str | None:
@@ -111,16 +118,11 @@ def _hand_off(parent: ast.AST, name: ast.Name, this: str,
         return None
     if isinstance(parent.func, ast.Name) and parent.func.id in PLAIN_QUESTIONS and parent.args[:1] == [name]:
         return []
-    func = parent.func
-    path = dotted(func.value) if isinstance(func, ast.Attribute) else None
-    kind = objects.sole_class(path) if path and path.startswith(this + ".") else None
-    if kind is None or _starred(parent):
-        return None
-    slot = next((i for i, a in enumerate(parent.args) if a is name), None)
-    slot = slot if slot is not None else next((k.arg for k in parent.keywords if k.value is name and k.arg), None)
-    return None if slot is None else [(kind, func.attr, slot)]
+    kind = objects.receiver_class(parent, this)
+    slot = next((slot for slot, a in _passed(parent) if a is name), None)
+    return None if kind is None or slot is None else [(kind, parent.func.attr, slot)]
 
 
-def _starred(call: ast.Call) -> bool:
-    """``f(*args, x)``: the positions after a starred argument are not known."""
-    return any(isinstance(a, ast.Starred) for a in call.args)
+def _passed(call: ast.Call) -> list[tuple[int | str, ast.expr]]:
+    """(slot, value) of each argument: its position, or its keyword (``**kw`` aside)."""
+    return [*enumerate(call.args), *((k.arg, k.value) for k in call.keywords if k.arg)]

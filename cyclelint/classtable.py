@@ -202,8 +202,7 @@ def _kept_in(body: list[ast.stmt], this: str, params: set[str], not_kept: set[st
             receiver = dotted(stmt.value.func.value) if isinstance(stmt.value.func, ast.Attribute) else None
             if objects is not None and receiver in objects:
                 continue
-            if objects is not None and hands is not None and receiver and receiver.startswith(this + ".") and (
-                    handed := objects.handed_on(stmt.value, params)):
+            if objects is not None and hands is not None and (handed := objects.handed_on(stmt.value, this, params)):
                 for param, hand in handed:
                     hands.setdefault(param, []).append(hand)
                 continue
