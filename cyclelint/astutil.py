@@ -178,25 +178,34 @@ def statements(body, into_defs: bool = True):
 
 
 @lru_cache(maxsize=1)
+def module_statements(tree: ast.Module) -> tuple[ast.stmt, ...]:
+    """``statements(tree.body)``, remembered for the file at hand: the pre-filter's module names and every
+    table of the file's classes ask, and the answer walks every statement."""
+    return tuple(statements(tree.body))
+
+
+@lru_cache(maxsize=1)
 def class_defs(tree: ast.Module) -> tuple[ast.ClassDef, ...]:
     """Every class of the module in source order, under ``if``/``with`` blocks and in functions too:
-    one reading of "the file's classes" for every table that describes them. Remembered for the
-    file at hand: the pre-filter and the class table each ask, and the answer walks every statement."""
-    return tuple(node for node in statements(tree.body) if isinstance(node, ast.ClassDef))
+    one reading of "the file's classes" for every table that describes them."""
+    return tuple(node for node in module_statements(tree) if isinstance(node, ast.ClassDef))
 
 
-# whether a statement class may hold statements: not a simple statement, the most common by far
-_COMPOUND = _PerClass(lambda cls: not {"body", "orelse", "finalbody", "handlers", "cases"}.isdisjoint(cls._fields))
+# the fields of a statement class that hold statements, and those whose items (handlers, cases) hold them: none for
+# a simple statement, the most common by far
+_INNER = _PerClass(lambda cls: (tuple(f for f in ("body", "orelse", "finalbody") if f in cls._fields),
+                                tuple(f for f in ("handlers", "cases") if f in cls._fields)))
 
 
-def _inner_statements(node: ast.AST) -> list[ast.stmt]:
-    """The statements directly under a compound statement, in source order."""
-    if not _COMPOUND[type(node)]:
-        return []
-    inner = [n for field in ("body", "orelse", "finalbody") for n in getattr(node, field, []) or []
-             if isinstance(n, ast.stmt)]
-    inner += [n for h in getattr(node, "handlers", []) for n in h.body]
-    inner += [n for c in getattr(node, "cases", []) for n in c.body]
+def _inner_statements(node: ast.stmt) -> list[ast.stmt]:
+    """The statements directly under a compound statement: its blocks, then its handlers' and cases'."""
+    blocks, holders = _INNER[type(node)]
+    inner: list[ast.stmt] = []
+    for field in blocks:
+        inner += getattr(node, field, None) or ()
+    for field in holders:
+        for item in getattr(node, field, None) or ():
+            inner += item.body
     return inner
 
 

@@ -8,7 +8,13 @@ from .source_text import comments
 
 NOQA_RE = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]*(?:[,\s]+[A-Z]+[0-9]*)*))?", re.IGNORECASE)
 SKIP_FILE = b"cyclelint: skip-file"
-MAY_NAME_OURS = re.compile(rb"(?i)noqa\s*:[^\r\n]*cyc")  # most files have none: no tokenizing then
+_NAMES_OURS = re.compile(rb"(?i)noqa\s*:[^\r\n]*cyc")
+
+
+def may_name_ours(source: bytes) -> bool:
+    """Whether a ``noqa`` of ``source`` may name a code of ours: most files have none, and need no tokenizing. A
+    lowered copy's ``in`` first: a case-insensitive search costs three times as much, and most files hold no noqa."""
+    return b"noqa" in source.lower() and _NAMES_OURS.search(source) is not None
 
 
 def noqa_codes(line: str) -> tuple[str, ...] | None:
@@ -83,7 +89,7 @@ def unknown_codes(source: bytes, known: Iterable[str]) -> list[tuple[int, str]]:
     """(line, code) for each CYC code a ``# noqa`` comment names that no rule in ``known`` has:
     a typo there silences nothing, and the user believes it does. Only comments count (a string
     that spells ``# noqa`` is no suppression); codes of other tools are theirs to judge."""
-    if not MAY_NAME_OURS.search(source):
+    if not may_name_ours(source):
         return []
     known = tuple(known)
     return [(line, code) for line, _, comment in comments(source) for code in noqa_codes(comment) or ()

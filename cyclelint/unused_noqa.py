@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from functools import partial
 
 from .findings import RULES, Finding
-from .noqa import MAY_NAME_OURS, directive_codes, without_codes
+from .noqa import directive_codes, may_name_ours, without_codes
 from .source_text import comments, edit_lines
 
 CODE = "CYC001"
@@ -18,7 +18,7 @@ CODE = "CYC001"
 def may_apply(source: bytes | str) -> bool:
     """Cheap: most files name none of our codes in a ``noqa``, and need no judging."""
     raw = source.encode("utf-8", "surrogateescape") if isinstance(source, str) else source
-    return MAY_NAME_OURS.search(raw) is not None
+    return may_name_ours(raw)
 
 
 def unused_noqa(path: str, text: str, found: Iterable[tuple[int, str]], enabled: frozenset[str]) -> list[Finding]:

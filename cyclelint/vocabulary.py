@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 # -- containers, steps and in-place updates -----------------------------------
 STORE_METHODS = {
@@ -131,9 +132,11 @@ NOT_CALLED = frozenset(
 _TOKEN_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 
 
-def name_tokens(name: str) -> list[str]:
-    """``["ddp", "model"]`` for ``_ddp_model``, ``["model", "checkpoint"]`` for ``ModelCheckpoint``."""
-    return [t.lower() for t in _TOKEN_RE.findall(name)]
+@lru_cache(maxsize=8192)
+def name_tokens(name: str) -> tuple[str, ...]:
+    """``("ddp", "model")`` for ``_ddp_model``, ``("model", "checkpoint")`` for ``ModelCheckpoint``. Remembered:
+    a tree's names repeat, and the pre-filter and the walker each ask of most of them."""
+    return tuple(t.lower() for t in _TOKEN_RE.findall(name))
 
 
 REGISTERING_VERBS = frozenset({"add", "register", "append", "attach", "subscribe"})
@@ -169,7 +172,7 @@ def is_module_class(bases: list[str], module_classes: set[str]) -> bool:
     """A class statement's bases (dotted) make an ``nn.Module``: ``nn.*``, a module class of the file,
     or a base named like ...Module / ...Model (``PreTrainedModel``)."""
     return any(b and (b.startswith(("nn.", "torch.nn.")) or b.rsplit(".", 1)[-1] in module_classes
-                      or name_tokens(b.rsplit(".", 1)[-1])[-1:] in (["module"], ["model"])) for b in bases)
+                      or name_tokens(b.rsplit(".", 1)[-1])[-1:] in (("module",), ("model",))) for b in bases)
 
 
 def no_module_class(bases: list[str], is_module: bool) -> bool:
@@ -219,7 +222,7 @@ def name_holds(name: str, models: bool = True) -> str | None:
 def loss_like(name: str) -> bool:
     """A callable named like a loss: ``criterion``, ``loss_fn``, ``compute_loss``, ``F.cross_entropy``."""
     tokens = name_tokens(name)
-    if tokens[:1] in (["compute"], ["calc"], ["calculate"], ["get"]):
+    if tokens[:1] in (("compute",), ("calc",), ("calculate",), ("get",)):
         tokens = tokens[1:]
     return bool(tokens) and tokens[-1] not in NOT_CALLED and any(t in LOSS_NOUNS for t in tokens)
 

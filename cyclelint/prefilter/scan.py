@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+from ast import Attribute, Call, Name, NamedExpr, Store
 
 from ..ast_reading import AST, held_paths
 from ..astutil import base_path, dotted, last, stores, strip_items, walk
@@ -375,20 +376,21 @@ class Scan:
         calls: list[ast.Call] = []
         read_names: set[str] = set()
         for sub in walk(node):
-            if isinstance(sub, ast.Name):
+            kind = type(sub)  # the parser builds these classes exactly: one identity test per node
+            if kind is Name:
                 read_names.add(sub.id)
-            elif isinstance(sub, ast.Call):
+            elif kind is Call:
                 calls.append(sub)
                 if check_call(self, sub, instance):
                     return calls, read_names
-            elif isinstance(sub, ast.Attribute):
+            elif kind is Attribute:
                 read_names.add(sub.attr)
-                if isinstance(sub.ctx, ast.Store):
+                if type(sub.ctx) is Store:
                     self.stores.attrs.add(sub.attr)
                 if sub.attr == "__traceback__" and "CYC4" in families:
                     self.send_on("CYC401: __traceback__")
                     return calls, read_names
-            elif isinstance(sub, ast.NamedExpr):
+            elif kind is NamedExpr:
                 self.stores.bind(sub.target, sub.value)
         self.fn.calls += calls
         if self.loop_stack:

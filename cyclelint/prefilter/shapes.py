@@ -4,7 +4,17 @@ from __future__ import annotations
 import ast
 
 from ..ast_reading import AST, held_paths
-from ..astutil import class_defs, class_functions, dotted, last, reaches, statements, strip_items, walk
+from ..astutil import (
+    class_defs,
+    class_functions,
+    dotted,
+    last,
+    module_statements,
+    reaches,
+    statements,
+    strip_items,
+    walk,
+)
 from ..judgements import capture_walk, is_weak, slot_wrapper
 from ..reading import ATTRIBUTE, LAMBDA, NAME
 from ..vocabulary import GRAD_TENSOR_TYPES, MODULE_TYPES, PARTIALS, STORE_METHODS, TENSOR_TYPES, method_kind, name_holds
@@ -58,7 +68,7 @@ def regular_methods(tree: ast.Module) -> set[str]:
 def module_level_names(tree: ast.Module) -> set[str]:
     """Every name the module's top level binds, and every class and function name: a superset of what
     CYC404 accepts as a registry (storage._is_registry: a module-level binding, or a class's attribute)."""
-    out = {node.name for node in statements(tree.body)
+    out = {node.name for node in module_statements(tree)
            if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))}
     for node in statements(tree.body, into_defs=False):
         for sub in walk(node):
