@@ -188,6 +188,7 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
             clean_returns=clean.get(name, {}),
         )
     result.evidence, result.input_evidence = facts.evidence, facts.input_evidence
+    result.grad_calls = facts.grad_calls
     # what its functions return, for callers elsewhere; its methods' too where a value kept here asks another file
     asks = any(isinstance(record, PendingGraph) for _, record in handed)
     result.summaries = walker.evaluator.returns.summaries(methods=asks)
@@ -255,7 +256,10 @@ def _positions(module, tree: ast.Module | None, text: str, nodes: list):
 
 def _lint_job(job: tuple[str, bytes, frozenset[str], bool]) -> FileResult:
     path, data, enabled, full = job
-    return lint_file(data, path, enabled, prefilter=not full, defer=True)
+    result = lint_file(data, path, enabled, prefilter=not full, defer=True)
+    if not full:  # only the project's questions need every call of a file (project/callers.py): kept small otherwise
+        result.grad_calls = None
+    return result
 
 
 def run_jobs(jobs: Sequence[tuple[str, frozenset[str]]], workers: int, cache=None, full: bool = False) -> list[FileResult]:

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from .engine import run_jobs
 from .file_rules import FileRules
 from .files import discover
+from .project.callers import MAX_CALLER_ROUNDS, callers_to_analyse
 from .project.imports import absolute
 from .project.records import FileResult
 from .project.resolve import deferred_to_analyse, feeding_candidates, resolve_project
@@ -96,9 +97,10 @@ class Project:
         jobs = (work or [None] * len(results)) + [self.work[i] for i in others]
         # the classes a withdrawal asks about and the candidates left to the project first: analysed in full, they
         # may want feeders analysed too; then the files whose summaries a kept value needs, round by round (each may
-        # call functions of further files)
+        # call functions of further files); last, the files that call the function of a loop's finding, caller by caller
         finders = ((withdrawals_to_analyse, 1), (deferred_to_analyse, 1), (feeding_candidates, 1),
-                   (importers_to_analyse, 1), (summaries_to_analyse, MAX_SUMMARY_ROUNDS))
+                   (importers_to_analyse, 1), (summaries_to_analyse, MAX_SUMMARY_ROUNDS),
+                   (callers_to_analyse, MAX_CALLER_ROUNDS))
         for find, rounds in finders:
             for _ in range(rounds):  # until a round finds nothing more to analyse
                 redo = [i for i in find(everything) if jobs[i] is not None]

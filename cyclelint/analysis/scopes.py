@@ -149,3 +149,5 @@ class FileFacts:
     # classes whose ``__init__`` a ``@dataclass`` or ``NamedTuple`` writes: (parameters, those kept on the instance)
     generated_inits: dict[str, tuple[list[str], list[str]]] = field(default_factory=dict)
     imported: dict[str, str] = field(default_factory=dict)  # what the names its imports bind stand for, dotted
+    # each call's name -> (grad on, the caller) (rules/file_callers.py): None where the CYC3 rules did not run
+    grad_calls: dict[str, set[tuple[bool, str]]] | None = None

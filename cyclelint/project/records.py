@@ -173,13 +173,15 @@ class PendingWithdrawal(Placed):
     method of the instance's own class: withdrawn when every definition of each of ``drops`` (class, method,
     slot) keeps nothing of that argument (``ClassSummary.drops``). A hook whose captures are all ``self.attr``
     inherited from classes of other files: withdrawn when none of ``unbound`` ("Class.attr") is a regular method
-    there (``ClassSummary.unbound``: mmpretrain's static ``Flamingo._load_adapter_hook``). Each record withdraws
-    its finding on its own."""
+    there (``ClassSummary.unbound``: mmpretrain's static ``Flamingo._load_adapter_hook``). A loop's finding in a
+    function that ``callers`` names: withdrawn when every call of it in the project runs with grad off, or from
+    functions themselves only called so (project/callers.py). Each record withdraws its finding on its own."""
 
     code: str
     via: list[str]
     drops: list[tuple[str, str, int | str]] = field(default_factory=list)
     unbound: list[str] = field(default_factory=list)  # "Class.attr" of ``self.attr``: withdrawn if none is bound
+    callers: list[str] = field(default_factory=list)  # the loop's function: withdrawn if the project calls it grad off
 
 
 @dataclass
@@ -222,6 +224,8 @@ class FileResult:
     # what its functions return (methods too where ``graphs`` ask), once analysed in full; None: pre-filtered
     summaries: dict[str, Summary] | None = None
     imports: dict[str, tuple[int, str, str]] = field(default_factory=dict)  # name: (level, module, its name there)
+    # analysed in full at the project's request: each call's name -> (grad on, caller) (analysis.scopes.FileFacts)
+    grad_calls: dict[str, set[tuple[bool, str]]] | None = None
 
 
 def slot_params(slots, params: list[str]) -> set[str]:

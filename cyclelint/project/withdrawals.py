@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..analysis.positions_via import POSITION
+from .callers import called_without_grad
 from .classes import class_index, with_bases
 from .records import FileResult, slot_params
 
@@ -25,15 +26,18 @@ def withdrawals_to_analyse(results: Sequence[FileResult]) -> list[int]:
 def resolve_withdrawals(results: list[FileResult]) -> None:
     """Withdraw a loop's finding kept only through methods of classes the project defines, where each returns
     clean what the loop keeps of it; a hook registered through methods that keep nothing of it, or whose captured
-    ``self.m`` are static or class methods of another file's base."""
+    ``self.m`` are static or class methods of another file's base; a loop's finding in a function that the project
+    only calls with grad off."""
     if not any(res.withdrawals for res in results):
         return
     files, homes = class_index(results)
+    off = called_without_grad(results)
     for res in results:
-        gone = {(w.line, w.column, w.code) for w in res.withdrawals if (w.via or w.drops or w.unbound)
+        gone = {(w.line, w.column, w.code) for w in res.withdrawals if (w.via or w.drops or w.unbound or w.callers)
                 and all(_returns_clean(via, res.path, files, homes) for via in w.via)
                 and all(_keeps_nothing(*drop, res.path, files, homes) for drop in w.drops)
-                and all(_unbound(attr, res.path, files, homes) for attr in w.unbound)}
+                and all(_unbound(attr, res.path, files, homes) for attr in w.unbound)
+                and all(name.rpartition(".")[2] in off for name in w.callers)}
         if gone:
             res.findings = [f for f in res.findings if (f.line, f.column, f.code) not in gone]
         res.withdrawals = []

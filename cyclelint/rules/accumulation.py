@@ -20,6 +20,7 @@ from .accumulation_text import DISPATCH_MESSAGE, message, worded
 from .base import Checker, Rewrite
 from .call_results import CallResults
 from .candidates import Candidate
+from .file_callers import FileCallers
 from .fix_safety import Proofs
 from .graph_inputs import caller_tensors, fed_params, forward_inputs, graph_params
 from .module_hooks import MESSAGE as MODULE_HOOK_MESSAGE
@@ -63,9 +64,7 @@ class AccumulationRule(Checker):
         self.reported: set[int] = set()
         self.loop_found: list[tuple[Candidate, str]] = []
         self.later: list[Candidate] = []  # attached if a function defined later returns a graph
-        # function name, or "Class.method" for ``self.method()`` of a method the class defines -> (grad mode, the
-        # caller's own such key) of each call in the file
-        self.callers: dict[str, set[tuple[bool, str]]] = {}
+        self.callers = FileCallers()
         self.numbers: set[tuple[int, str]] = set()  # (function, local) last bound to a number literal
         self.proofs: dict[int, Proofs] = {}  # per function: what --fix may rewrite safely
         # item assignment never grows a list: locals and (class, attr) bound only to list displays
@@ -184,7 +183,7 @@ class AccumulationRule(Checker):
         if called:
             own = method.cls.name if method and method.cls and ex.dotted(ex.receiver(call)) == fn.instance and (
                 name in self.walker.evaluator.later_methods.get(method.cls.name, ())) else None
-            self.callers.setdefault(f"{own}.{called}" if own else called, set()).add((fn.grad_enabled, fn.qualified_name))
+            self.callers.note(f"{own}.{called}" if own else called, fn)
         recv = ex.receiver(call)
         if name and recv is not None:
             target = self.walker.value(recv)
@@ -314,6 +313,7 @@ class AccumulationRule(Checker):
             self.hand_on(stmt, record)
 
     def leave_file(self):
+        self.walker.facts.grad_calls = self.callers.calls
         returns = self.walker.evaluator.returns
         for c in self.later:
             source = returns.source(c.value.deps)
@@ -321,12 +321,12 @@ class AccumulationRule(Checker):
             if source:
                 c.why = source
                 self.loop_found.append((c, c.code))
-            elif asked and not self._only_called_without_grad(c.fn) and not self._slot_overwrite(c):
+            elif asked and not self.callers.only_without_grad(c.fn) and not self._slot_overwrite(c):
                 # loss = compute_loss(model, batch), imported: judged with the summaries of the file defining it
                 self.hand_on(c.stmt, PendingGraph(c.code, message(c.code, c), sorted(c.value.deps), c.object_of or ""))
         self.later = []
         for c, code in self.loop_found:
-            if code == "CYC304" or not self._only_called_without_grad(c.fn):
+            if code == "CYC304" or not self.callers.only_without_grad(c.fn):
                 self._emit(c, code)
         self.loop_found = []
         for c, hook in self.pack_hooks.keeping(self.walker.evaluator):
@@ -375,18 +375,6 @@ class AccumulationRule(Checker):
             for kept, found in ((self.walker.facts.evidence, self.evidence),
                                 (self.walker.facts.input_evidence, self.input_evidence)):
                 kept += [(cls, method, slot) for (cls, method), slots in found.items() for slot in slots]
-
-    def _only_called_without_grad(self, fn: Function | None) -> bool:
-        """Every call of this function in the file runs under no_grad (``_sample`` called by ``generate``),
-        directly or from functions themselves only called so (``encode_prompt`` by a ``@no_grad`` ``__call__``)."""
-        return fn is not None and self._grad_off(fn.qualified_name, set())
-
-    def _grad_off(self, name: str, seen: set[str]) -> bool:
-        # a method is also called as ``obj.method()`` on an object of its class, which the plain name holds
-        calls = self.callers.get(name, set()) | self.callers.get(name.rpartition(".")[2], set())
-        if not calls or name in seen:
-            return False  # never called here, or called around a cycle: nothing shows grad is off
-        return all(not mode or self._grad_off(caller, seen | {name}) for mode, caller in calls)
 
     def _slot_overwrite(self, c: Candidate) -> bool:
         """``self.X[i] = v`` with self.X a list or a numpy array in its class, or ``d[self.K] = v`` with self.K set

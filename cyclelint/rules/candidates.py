@@ -34,8 +34,17 @@ class Candidate:
     def withdrawals(self, code: str) -> list[PendingWithdrawal]:
         """A loop's finding whose value is attached only through calls of methods of known classes
         (``loss_items`` of ``loss, loss_items = compute_loss(pred, y)``): the project may show they return it
-        clean. A value some ``backward()`` of the function runs through is attached whatever they return."""
-        if code not in ("CYC301", "CYC302", "CYC303") or not self.value.via or (
-                self.fn is not None and self.value.deps & self.fn.backward_names):
+        clean. A value some ``backward()`` of the function runs through is attached whatever they return. And a
+        loop's finding in a function: the project may show that every call of it runs with grad off (an evaluation
+        helper that a ``@torch.no_grad()`` method of another file calls), unless it steps itself: a function that
+        runs ``backward()`` or ``step()`` is a training step, not one run under ``no_grad``."""
+        if code not in ("CYC301", "CYC302", "CYC303"):
             return []
-        return [PendingWithdrawal(code, sorted(self.value.via))]
+        fn = self.fn
+        out = []
+        if self.value.via and not (fn is not None and self.value.deps & fn.backward_names):
+            out.append(PendingWithdrawal(code, sorted(self.value.via)))
+        if fn is not None and fn.node is not None and not fn.backward_names and not any(
+                loop.has_step for loop in self.loops):
+            out.append(PendingWithdrawal(code, [], callers=[fn.qualified_name]))
+        return out
