@@ -177,6 +177,21 @@ def statements(body, into_defs: bool = True):
         stack.extend(reversed(_inner_statements(node)))
 
 
+def function_statements(f: ast.FunctionDef | ast.AsyncFunctionDef):
+    """(function, statement) for every statement under ``f`` in source order, each with the innermost function
+    holding it (``f`` or one nested in it); nested classes are left out."""
+    stack: list[tuple[ast.stmt, ast.FunctionDef | ast.AsyncFunctionDef]] = [(s, f) for s in reversed(f.body)]
+    while stack:
+        node, owner = stack.pop()
+        if isinstance(node, ast.ClassDef):
+            continue
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            stack.extend((s, node) for s in reversed(node.body))
+            continue
+        yield owner, node
+        stack.extend((s, owner) for s in reversed(_inner_statements(node)))
+
+
 @lru_cache(maxsize=1)
 def module_statements(tree: ast.Module) -> tuple[ast.stmt, ...]:
     """``statements(tree.body)``, remembered for the file at hand: the pre-filter's module names and every

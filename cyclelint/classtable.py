@@ -19,6 +19,7 @@ from .astutil import (
     stores,
 )
 from .grad_wrappers import grad_off_methods, library_grad_off, no_grad_defs
+from .instance_holds import Holds, class_holds, torch_bound
 from .project.imports import Imported, import_origins
 from .project.records import ArgumentDrops, MethodKeeps
 from .vocabulary import (
@@ -48,11 +49,13 @@ def class_summaries(tree: ast.Module, grad_wrappers: bool = True, imports: dict[
     out: dict[str, dict] = {}
     module_classes: set[str] = set()
     file_classes = _file_classes(tree)
+    torch_names = torch_bound(import_origins(tree)) if file_classes else set()
     for node in class_defs(tree):
         bases = [base_path(b) for b in node.bases]
         is_module = is_module_class(bases, module_classes)
         if is_module:
             module_classes.add(node.name)
+        holds = class_holds(class_functions(node.body), is_module, torch_names)
         # As the full analysis records it: the parameters of the last ``__init__`` (overloads come
         # first), the parameters any of them stores on ``self``.
         inits = [f for f in class_functions(node.body) if f.name == "__init__"]
@@ -77,8 +80,18 @@ def class_summaries(tree: ast.Module, grad_wrappers: bool = True, imports: dict[
                           "has_init": bool(inits) or generated is not None, "grad_off": grad_off_methods(node) if grad_wrappers else [],
                           "no_grad_defs": no_grad_defs(node) if grad_wrappers else [], "methods": methods,
                           "keeps": keeps, "weak_slots": weak, "drops": drops, "unbound": unbound,
-                          "library_grad_off": library_grad_off(node, imports) if imports is not None else {}}
+                          "library_grad_off": library_grad_off(node, imports) if imports is not None else {},
+                          "bare": not holds.why, "held_classes": holds.classes, "passed_in": holds.params,
+                          "own_init": holds.own_init, "storing": holds.storing}
     return out
+
+
+def class_holdings(tree: ast.Module, module_classes: set[str], origins: dict[str, str]) -> dict[str, Holds]:
+    """:func:`instance_holds.class_holds` of every class of the module (for files the full analysis reads, which
+    knows its module classes and import origins already)."""
+    torch_names = torch_bound(origins)
+    return {node.name: class_holds(class_functions(node.body), node.name in module_classes, torch_names)
+            for node in class_defs(tree)}
 
 
 def generated_inits(tree: ast.Module) -> dict[str, tuple[list[str], list[str]]]:

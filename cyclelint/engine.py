@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 from .analysis.returns import NAMED
-from .classtable import cache_factories, class_methods, class_summaries, generated_inits
+from .classtable import cache_factories, class_holdings, class_methods, class_summaries, generated_inits
 from .documents import NotebookError, open_document
 from .files import read_source, unreadable
 from .findings import RULES, FileWarning, Finding
@@ -21,6 +21,7 @@ from .grad_wrappers import (
     library_imports,
     may_turn_grad_off,
 )
+from .instance_holds import called_classes
 from .noqa import SKIP_FILE, noqa_codes, suppressed, unknown_codes
 from .parsing import AstError, libcst_may_try, libcst_syntax_message, parse_ast, parse_cst
 from .prefilter import scan_file
@@ -87,6 +88,7 @@ def lint_source(source: bytes | str, path: str, enabled: frozenset[str], apply_n
         if tree is None and not libcst_may_try(ast_error, source):
             result.error = ast_error.message
             return result
+        result.constructs = called_classes(source)
         if prefilter and tree is not None and not (NOQA_CODE in enabled and noqa_may_apply(raw)):
             try:
                 verdict = scan_file(tree, enabled, defer)
@@ -179,13 +181,18 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
     methods = class_methods(tree) if tree is not None else {}
     library = library_grad_off_by_class(tree, library_imports(tree, text)) if tree is not None else {}
     clean = walker.evaluator.returns.clean_positions()
+    holdings = class_holdings(tree, {name for name, info in facts.classes.items() if info.is_module},
+                              facts.imported) if tree is not None else {}
     for name, info in facts.classes.items():
         listed, keeps, weak, drops, unbound = methods.get(name, ([], {}, [], {}, []))
+        holds = holdings.get(name)
         result.classes[name] = ClassSummary(
             info.init_params, sorted(info.kept_params), info.bases, info.is_module,
             "__init__" in info.methods or name in facts.generated_inits, *grad_off.get(name, ([], [])),
             methods=listed, keeps=keeps, weak_slots=weak, drops=drops, unbound=unbound, library_grad_off=library.get(name, {}),
-            clean_returns=clean.get(name, {}),
+            clean_returns=clean.get(name, {}), bare=bool(holds and not holds.why),
+            held_classes=holds.classes if holds else (), passed_in=holds.params if holds else (),
+            own_init=bool(holds and holds.own_init), storing=holds.storing if holds else (),
         )
     result.evidence, result.input_evidence = facts.evidence, facts.input_evidence
     result.grad_calls = facts.grad_calls

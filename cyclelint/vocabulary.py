@@ -256,7 +256,6 @@ SIZELESS_MODULES = frozenset({
     "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "Upsample", "PixelShuffle", "PixelUnshuffle", "CosineSimilarity",
     "PairwiseDistance", "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "KLDivLoss", "BCELoss", "BCEWithLogitsLoss",
     "CrossEntropyLoss", "NLLLoss"})
-SCALAR_TYPES = frozenset({"int", "float", "bool", "str"})
 
 
 def torch_rooted(name: str | None) -> bool:

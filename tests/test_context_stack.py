@@ -20,6 +20,9 @@ class Handler:
 
     def __exit__(self, *exc):
         {pop}
+
+    def __init__(self, model):  # (last: the lines above are what the tests count) a handler around a model
+        self.model = model
 """
 
 

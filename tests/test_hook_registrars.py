@@ -111,15 +111,16 @@ def test_without_the_defining_files_the_hook_is_reported(tmp_path, cyclelint):
 def test_one_file_with_both_classes(tmp_path, cyclelint):
     (tmp_path / "algo.py").write_text(REGISTRY.format(keep=BY_NAME) + "\n\n" + textwrap.dedent("""\
         class DDPG:
-            def __init__(self):
+            def __init__(self, actor):
                 self.registry = MutationRegistry()
                 self.register_mutation_hook(self.reinit)
+                self.actor = actor
 
             def register_mutation_hook(self, hook):
                 self.registry.register_hook(hook)
 
             def reinit(self):
-                pass
+                self.actor.reset_parameters()
         """))
     assert rows(cyclelint, tmp_path, "--no-cache", ".") == []
     text = (tmp_path / "algo.py").read_text().replace(BY_NAME, "self.hooks.append(hook)")
@@ -160,6 +161,10 @@ class Flamingo(nn.Module):
     {decorator}
     def _load_adapter_hook({params}):
         pass
+
+    def __init__(self):
+        super().__init__()
+        self.perceiver = nn.Linear(8, 8)
 """
 OTTER = """\
 from flamingo import Flamingo

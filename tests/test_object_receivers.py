@@ -46,8 +46,9 @@ STRATEGY = """\
 {imports}
 
 class Strategy:
-    def __init__(self):
+    def __init__(self, model):
         self.holder = {ctor}
+        self.model = model
 
     def after(self):
         self.holder.{call}

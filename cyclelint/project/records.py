@@ -61,6 +61,14 @@ class ClassSummary:
     library_grad_off: dict[str, list[str]] = field(default_factory=dict)
     # method -> the positions of its returned tuples (-1: the whole) that hold no graph nor anything of its arguments
     clean_returns: dict[str, list[int]] = field(default_factory=dict)
+    # its own stores show nothing of size (instance_holds.py): the other classes it asks about say. False, the common
+    # case, is what a cache entry leaves out: most classes of a tree hold tensors or modules
+    bare: bool = False
+    # tuples, not lists: a tree's thousands of summaries then cost the cycle collector nothing (untracked)
+    held_classes: tuple[str, ...] = ()  # classes of the objects it keeps, when ``bare``
+    passed_in: tuple[str, ...] = ()  # ``__init__`` parameters it keeps that its callers decide
+    own_init: bool = False  # its ``__init__`` runs no base's ``__init__``
+    storing: tuple[str, ...] = ()  # its methods but ``__init__`` that store on the instance
 
 
 @dataclass(kw_only=True)
@@ -175,13 +183,19 @@ class PendingWithdrawal(Placed):
     inherited from classes of other files: withdrawn when none of ``unbound`` ("Class.attr") is a regular method
     there (``ClassSummary.unbound``: mmpretrain's static ``Flamingo._load_adapter_hook``). A loop's finding in a
     function that ``callers`` names: withdrawn when every call of it in the project runs with grad off, or from
-    functions themselves only called so (project/callers.py). Each record withdraws its finding on its own."""
+    functions themselves only called so (project/callers.py). A cycle made in ``small``'s methods through their
+    instances: withdrawn when none may hold anything of size (project/sizes.py), and, for a hook, when no definition
+    of each of ``hooks`` stores anything on the instance (what a hook is given is a module's inputs and outputs).
+    Each record withdraws its finding on its own."""
 
     code: str
     via: list[str]
     drops: list[tuple[str, str, int | str]] = field(default_factory=list)
     unbound: list[str] = field(default_factory=list)  # "Class.attr" of ``self.attr``: withdrawn if none is bound
     callers: list[str] = field(default_factory=list)  # the loop's function: withdrawn if the project calls it grad off
+    # "Class.method" of the instances a cycle holds, made in that method: withdrawn if none holds anything of size
+    small: list[str] = field(default_factory=list)
+    hooks: list[str] = field(default_factory=list)  # "Class.method" registered as a hook: withdrawn if it stores nothing
 
 
 @dataclass
@@ -224,6 +238,7 @@ class FileResult:
     # what its functions return (methods too where ``graphs`` ask), once analysed in full; None: pre-filtered
     summaries: dict[str, Summary] | None = None
     imports: dict[str, tuple[int, str, str]] = field(default_factory=dict)  # name: (level, module, its name there)
+    constructs: tuple[str, ...] = ()  # the capitalised names its text calls (instance_holds.py)
     # analysed in full at the project's request: each call's name -> (grad on, caller) (analysis.scopes.FileFacts)
     grad_calls: dict[str, set[tuple[bool, str]]] | None = None
 

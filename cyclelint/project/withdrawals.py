@@ -8,6 +8,7 @@ from ..analysis.positions_via import POSITION
 from .callers import called_without_grad
 from .classes import class_index, with_bases
 from .records import FileResult, slot_params
+from .sizes import Sizes
 
 MAX_HAND_OFFS = 4  # ``self.registry.register_hook(hook)`` inside ``register_mutation_hook``: one hand-off
 
@@ -27,17 +28,21 @@ def resolve_withdrawals(results: list[FileResult]) -> None:
     """Withdraw a loop's finding kept only through methods of classes the project defines, where each returns
     clean what the loop keeps of it; a hook registered through methods that keep nothing of it, or whose captured
     ``self.m`` are static or class methods of another file's base; a loop's finding in a function that the project
-    only calls with grad off."""
+    only calls with grad off; a cycle through instances that hold nothing of size."""
     if not any(res.withdrawals for res in results):
         return
     files, homes = class_index(results)
     off = called_without_grad(results)
+    sizes = Sizes(files, homes)
     for res in results:
-        gone = {(w.line, w.column, w.code) for w in res.withdrawals if (w.via or w.drops or w.unbound or w.callers)
+        gone = {(w.line, w.column, w.code) for w in res.withdrawals
+                if (w.via or w.drops or w.unbound or w.callers or w.small)
                 and all(_returns_clean(via, res.path, files, homes) for via in w.via)
                 and all(_keeps_nothing(*drop, res.path, files, homes) for drop in w.drops)
                 and all(_unbound(attr, res.path, files, homes) for attr in w.unbound)
-                and all(name.rpartition(".")[2] in off for name in w.callers)}
+                and all(name.rpartition(".")[2] in off for name in w.callers)
+                and not any(sizes.holds(*method_of(made), res.path) for made in w.small)
+                and not any(sizes.stores(*method_of(hook), res.path) for hook in w.hooks)}
         if gone:
             res.findings = [f for f in res.findings if (f.line, f.column, f.code) not in gone]
         res.withdrawals = []

@@ -1,27 +1,15 @@
 """Facts the CYC1 rule asks about how long a captured object lives: whether the call that set a
-capture up also takes it down (a restore, a removed handle, a started thread), whether a hooked
-tensor is made by that call, and whether the captured instance holds anything of size."""
+capture up also takes it down (a restore, a removed handle, a started thread), and whether a hooked
+tensor is made by that call. Whether the captured instance holds anything of size is the project's
+question (project/sizes.py)."""
 from __future__ import annotations
 
 import libcst as cst
 
 from ..analysis import exprs as ex
-from ..analysis.holds import annotation_of, named_type
 from ..analysis.scopes import ClassInfo, Function
 from ..analysis.weak import is_weak
-from ..vocabulary import (
-    HOOK_RE,
-    NO_GRAD_CONTEXTS,
-    PARTIALS,
-    SCALAR_TYPES,
-    SIZELESS_MODULES,
-    STORE_METHODS,
-    THREADS,
-    torch_rooted,
-)
-
-# Calls on the instance that give it parameters, buffers or submodules.
-SIZED_CALLS = frozenset({"register_buffer", "register_parameter", "add_module", "register_module", "__setattr__"})
+from ..vocabulary import HOOK_RE, NO_GRAD_CONTEXTS, STORE_METHODS, THREADS
 
 
 def is_thread(value: cst.BaseExpression) -> bool:
@@ -110,57 +98,6 @@ def plain_method(cls: ClassInfo, attr: str) -> bool:
 
 def _method_node(cls: ClassInfo, name: str | None) -> cst.FunctionDef | None:
     return next((s for s in cls.node.body.body if isinstance(s, cst.FunctionDef) and s.name.value == name), None)
-
-
-def small(value: cst.BaseExpression, fn: Function) -> bool:
-    """A value that holds nothing of size whatever the caller passed: constants, function references,
-    the instance's own methods, partials and lambdas over those, and displays of them; a parameter annotated
-    ``int``/``float``/``bool``/``str`` and numbers made of it; a torch.nn module without parameters or buffers
-    (``nn.Tanh()``, ``nn.Softplus(beta=beta)``, a loss built without ``weight``)."""
-    if isinstance(value, cst.Name) and value.value in fn.params:
-        return named_type(annotation_of(value.value, fn)) in SCALAR_TYPES
-    if isinstance(value, (cst.BaseNumber, cst.BaseString, cst.Name)):
-        return _constant(value)
-    if isinstance(value, (cst.BinaryOperation, cst.UnaryOperation)):
-        return all(small(part, fn) for part in ex.child_nodes(value) if isinstance(part, cst.BaseExpression))
-    if isinstance(value, cst.Attribute):
-        root = ex.root(value)
-        return root == fn.instance or (root not in fn.params and root not in fn.stored)
-    if isinstance(value, cst.Lambda):
-        own = {p.name.value for p in ex.all_params(value.params)}
-        return not (ex.loaded_names(value) - own) & (set(fn.params) | fn.stored) - {fn.instance}
-    if isinstance(value, cst.Call):
-        if _own_method_of_constants(value, fn):
-            return True  # self.method = self.fallback(batch), where fallback only returns 1
-        callee = ex.callee(value) or ""
-        if callee in SCALAR_TYPES or (torch_rooted(callee) and ex.last_part(callee) in SIZELESS_MODULES
-                                      and ex.keyword_arg(value, "weight") is None):
-            return True
-        return ex.last_part(callee) in PARTIALS and all(small(a.value, fn) for a in value.args)
-    if isinstance(value, (cst.Tuple, cst.List, cst.Set)):
-        return all(small(e.value, fn) for e in value.elements)
-    if isinstance(value, cst.Dict):
-        return all(isinstance(e, cst.DictElement) and small(e.key, fn) and small(e.value, fn) for e in value.elements)
-    if isinstance(value, cst.IfExp):
-        return small(value.body, fn) and small(value.orelse, fn)
-    return False
-
-
-def _own_method_of_constants(call: cst.Call, fn: Function) -> bool:
-    """``self.m(...)`` where ``m``, a method of the class, returns only constants (numbers, strings, None)."""
-    method = fn.enclosing_method()
-    recv = ex.receiver(call)
-    if method is None or method.cls is None or not (isinstance(recv, cst.Name) and recv.value == fn.instance):
-        return False
-    node = _method_node(method.cls, ex.method_name(call))
-    returns = [r.value for r in ex.iter_returns(node)] if node is not None else []
-    return bool(returns) and all(r is None or _constant(r) for r in returns)
-
-
-def _constant(value: cst.BaseExpression) -> bool:
-    """A number, a string, ``None``, ``True`` or ``False``."""
-    return isinstance(value, (cst.BaseNumber, cst.BaseString)) or (
-        isinstance(value, cst.Name) and value.value in ("None", "True", "False"))
 
 
 def handle_attr(stmt: cst.CSTNode, fn: Function) -> str | None:

@@ -13,6 +13,7 @@ from ..analysis import exprs as ex
 from ..analysis.class_facts import own_attr, torn_down
 from ..analysis.cst_reading import CST
 from ..analysis.held import held_names
+from ..analysis.holds import variable_holds
 from ..analysis.scopes import ClassInfo, Function
 from ..analysis.undo import undone_on_every_path
 from ..analysis.weak import is_weak
@@ -22,7 +23,6 @@ from ..reading import ATTRIBUTE, LAMBDA, NAME
 from ..vocabulary import CLASS_NAMES, HOOK_RE, PARTIALS, TENSOR_HOOKS
 from .base import Checker
 from .capture_lifetime import (
-    SIZED_CALLS,
     handle_attr,
     is_thread,
     made_here,
@@ -33,7 +33,6 @@ from .capture_lifetime import (
     rebinds,
     removes,
     removes_each,
-    small,
 )
 
 MESSAGES = {
@@ -78,6 +77,7 @@ class Pending:
     returned_by: str | None = None  # ``return m.register_..._hook(...)`` in this method: its callers keep the handle
     registrar: tuple[str, int | str] | None = None  # ``self.register_x_hook(cb)``: the method and cb's slot
     unsure: list[str] = field(default_factory=list)  # ``self.m`` captures inherited from classes of other files
+    value: cst.BaseExpression | None = None  # the callable stored or registered
 
 
 class SelfCaptureRule(Checker):
@@ -92,8 +92,6 @@ class SelfCaptureRule(Checker):
         self.kept: dict[int, set[str]] = {}  # per function: local names it stores somewhere
         # super().__init__(self.m): (class, method, call, its constructor call), judged at leave_class
         self.handed: list[tuple[ClassInfo, str, cst.CSTNode, PendingCtor]] = []
-        self.sized: set[int] = set()  # classes whose instances may hold something of size (see capture_lifetime.small)
-        self.small_classes: set[str] = set()  # classes of this file whose instances hold only small values
         self.result_slots: dict[tuple[int, str], str] = {}  # (class, method) -> X of ``self.X = self.method(...)``
 
     # -- what a value captures ---------------------------------------------
@@ -193,10 +191,6 @@ class SelfCaptureRule(Checker):
         if store.owner is None:
             return
         obj = store.owner.split(".", 1)[0]
-        cls = self._cls(fn)
-        if cls is not None and obj == fn.instance and not (
-                store.kind == "attr" and store.owner == obj and small(store.value, fn)):
-            self.sized.add(id(cls))
         if obj != fn.instance and obj not in fn.params and obj not in fn.stored:
             return
         if obj in CLASS_NAMES or obj in self.walker.facts.classes:
@@ -216,7 +210,7 @@ class SelfCaptureRule(Checker):
         caps = self.captures(store.value, {obj}, fn, target_attr, store.owner)
         if caps:
             where = store.target.replace("[]", "") if store.target else store.owner
-            p = Pending(self._cls(fn), store.stmt, caps, obj, where, fn=fn)
+            p = Pending(self._cls(fn), store.stmt, caps, obj, where, fn=fn, value=store.value)
             if store.kind == "attr" and not store.augmented:
                 p.slot = store.target
             held = held_names(store.value)
@@ -233,8 +227,6 @@ class SelfCaptureRule(Checker):
                 self.started.setdefault(id(fn), set()).add(path)
         if name == "__init__" and fn.instance:
             self._base_init(call, stmt, fn)
-        if name in SIZED_CALLS and fn.instance and self._cls(fn) is not None and ex.root(call.func) == fn.instance:
-            self.sized.add(id(self._cls(fn)))
         if not HOOK_RE.match(name):
             return
         hook = ex.arg(call, 0, "hook")
@@ -250,7 +242,7 @@ class SelfCaptureRule(Checker):
             return
         obj = fn.instance if fn.instance and self.capture(hook, {fn.instance}, fn) else recv_root
         where = ex.dotted(recv) if recv is not None else "a global hook table"
-        p = Pending(self._cls(fn), stmt, caps, obj or "the object", where or "an object", hook=True, fn=fn)
+        p = Pending(self._cls(fn), stmt, caps, obj or "the object", where or "an object", hook=True, fn=fn, value=hook)
         p.handle = handle_attr(stmt, fn)
         if isinstance(stmt, cst.Return) and stmt.value is call and fn.is_method:
             p.returned_by = fn.name
@@ -350,10 +342,6 @@ class SelfCaptureRule(Checker):
                 message = MESSAGES["CYC103_BASE"].format(obj=ctor.obj, what=attr, cls=ctor.cls_name, param="{param}")
                 self.hand_on(stmt, replace(ctor, obj=f"{ctor.obj}.{attr}", message=message))
         self.handed = [h for h in self.handed if h[0] is not cls]
-        holds_nothing = id(cls) not in self.sized and all(
-            b in ("", "object") or ex.last_part(b) == "Module" or ex.last_part(b) in self.small_classes for b in cls.bases)
-        if holds_nothing:
-            self.small_classes.add(cls.name)
         keep = []
         for p in self.pending:
             if p.cls is not cls:
@@ -362,8 +350,6 @@ class SelfCaptureRule(Checker):
             p.captures = [c for c in p.captures if c.method is None or self._is_bound_method(cls, p, c.method)]
             if p.returned_by is not None and p.handle is None:
                 p.handle = self.result_slots.get((id(cls), p.returned_by))
-            if holds_nothing and p.fn is not None and p.obj == p.fn.instance:
-                continue  # the cycle holds an instance that keeps only small values (an activation, a strategy)
             if self._torn_down(cls, p):
                 continue
             if p.captures and not (p.hook and p.handle and p.handle in cls.removed_attrs):
@@ -396,4 +382,21 @@ class SelfCaptureRule(Checker):
             self.hand_on(p.stmt, PendingWithdrawal(code, [], [(p.cls.name, *p.registrar)]))
         if p.cls is not None and all(c.method in p.unsure for c in p.captures):  # the project may show none is bound
             self.hand_on(p.stmt, PendingWithdrawal(code, [], unbound=[f"{p.cls.name}.{c.method}" for c in p.captures]))
+        if p.cls is not None and p.fn is not None and p.obj == p.fn.instance and not any(
+                c.holder for c in p.captures) and not self._holds_more(p):
+            # a hook is given a module's inputs and outputs: only its own methods storing nothing are judged
+            hooks = [c.method for c in p.captures if c.method] if p.hook else []
+            if not p.hook or (hooks and len(hooks) == len(p.captures)):
+                self.unless_small(p.stmt, code, p.fn, hooks)
+
+    def _holds_more(self, p: Pending) -> bool:
+        """The callable keeps something of size besides the instance: a name it captures that holds a tensor, a
+        module or a state dict (``lambda: self.fit(model)``), itself or through a closure it names."""
+        names = ex.loaded_names(p.value) if p.value is not None else set()
+        for name in list(names):
+            alias = p.fn.callables.get(name)
+            if alias:
+                names |= alias[1]
+        modules = self.walker.facts.module_classes
+        return any(variable_holds(name, p.fn, modules) for name in names - {p.fn.instance})
 

@@ -58,9 +58,10 @@ class StorageRule(Checker):
         self.raised: set[tuple] = set()  # (slot, id of the raising function's node) of what the file raises
         self.bound_paths: dict[tuple[int, str], str] = {}  # local -> the slot it was read from (``e = self._error``)
         self.raised_locals: list[tuple] = []  # (stmt, local, slot it was read from): a call's result, raised
-        self.exits: list[tuple[cst.CSTNode, str, str, str]] = []  # atexit.register in a function, not unregistered
+        self.exits: list[tuple[cst.CSTNode, str, Function, list[str]]] = []  # atexit.register, not unregistered
         self.unregistered: set[str] = set()
-        self.registered: list[tuple] = []  # (store, fn, message): CYC404 unless a teardown of the class drops it
+        # (store, fn, message, the instance itself): CYC404 unless a teardown of the class drops it
+        self.registered: list[tuple] = []
 
     def _kept(self, expr: cst.BaseExpression, fn: Function) -> Kept | None:
         """What ``expr`` keeps of an exception, traceback or frame, if anything."""
@@ -138,7 +139,7 @@ class StorageRule(Checker):
         obj = self._registered(store, fn)
         if obj and self._is_registry(store, fn):
             where = (store.owner or "").replace("[]", "")
-            self.registered.append((store, fn, MSG_REGISTRY.format(obj=obj, where=where)))
+            self.registered.append((store, fn, MSG_REGISTRY.format(obj=obj, where=where), obj == fn.instance))
 
     def on_bind(self, name, value, stmt, fn):
         key = (id(fn), name)
@@ -280,13 +281,17 @@ class StorageRule(Checker):
             if slot is None or slot not in handing:
                 self.report(stmt, "CYC401", MSG_NEW_EXC.format(name=name))
         self.stored_errors, self.raised, self.bound_paths, self.raised_locals = [], set(), {}, []
-        for stmt, what, fn_name, held in self.exits:
+        for stmt, what, fn, held in self.exits:
             if what not in self.unregistered:
-                self.report(stmt, "CYC404", MSG_ATEXIT.format(what=what, fn=fn_name, held=held))
+                self.report(stmt, "CYC404", MSG_ATEXIT.format(what=what, fn=fn.name, held=", ".join(held)))
+                if all(path.split(".")[0] == fn.instance for path in held):
+                    self.unless_small(stmt, "CYC404", fn)
         self.exits, self.unregistered = [], set()
-        for store, fn, message in self.registered:
+        for store, fn, message, instance in self.registered:
             if not self._torn_down(store, fn):
                 self.report(store.stmt, "CYC404", message)
+                if instance:
+                    self.unless_small(store.stmt, "CYC404", fn)
         self.registered = []
         for stmt, kind, what, name, passed_to in self.kept_locals:
             if not passed_to & self.clearers:  # a helper of this file that clears its traceback breaks the cycle
@@ -370,7 +375,7 @@ class StorageRule(Checker):
         local = set(fn.params) | fn.stored | ({fn.instance} if fn.instance else set())
         held = [p for a in call.args for p in held_paths(a.value) if p.split(".")[0] in local]
         if held:
-            self.exits.append((stmt, what, fn.name, ", ".join(dict.fromkeys(held))))
+            self.exits.append((stmt, what, fn, list(dict.fromkeys(held))))
 
     def enter_class(self, cls, parent):
         if parent.node is not None and not parent.is_class_body:
