@@ -307,20 +307,22 @@ def _kept_by_lambda(value: ast.AST, this: str) -> str | None:
 
 
 def constructor_holds(tree: ast.Module, cls: str, init_params: list[str], asked: list[str],
-                      torch_names: set[str]) -> tuple[str | None, list[str]]:
+                      torch_names: set[str]) -> tuple[str | None, list[str], int]:
     """What the calls ``cls(...)`` in one module pass for the ``__init__`` parameters ``asked`` (``init_params``: all
     of them in order, after the instance): why one may hold something of size, or None and the classes of the
-    objects passed. ``*args`` and ``**kwargs`` may land anywhere: they count."""
+    objects passed; and how many calls there are. ``*args`` and ``**kwargs`` may land anywhere: they count."""
     values = Values(torch_names)
+    calls = 0
     for f, call in _calls_of(tree, cls):
+        calls += 1
         passed = [a.value if isinstance(a, ast.Starred) else a for i, a in enumerate(call.args)
                   if isinstance(a, ast.Starred) or (i < len(init_params) and init_params[i] in asked)]
         passed += [k.value for k in call.keywords if k.arg is None or k.arg in asked]
         for arg in passed:
             why = values.value(arg, f)
             if why:
-                return f"{cls}({why})", []
-    return None, list(values.classes)
+                return f"{cls}({why})", [], calls
+    return None, list(values.classes), calls
 
 
 def _calls_of(tree: ast.Module, cls: str):

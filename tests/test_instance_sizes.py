@@ -207,6 +207,9 @@ HOOKS = """\
 
         def hook(self, module, inputs):
             {body}
+
+
+    CLIP = WeightClip(max_norm=2.0)
     """
 
 
@@ -261,6 +264,10 @@ def test_a_class_nothing_in_the_project_constructs_may_be_given_anything(tmp_pat
     assert judged(cyclelint, tmp_path / "a", {"sampler.py": SAMPLER}, "sampler.py") == [("sampler.py", 5, "CYC203")]
     callback = {"callbacks.py": CALLBACK}
     assert judged(cyclelint, tmp_path / "b", callback, "callbacks.py") == [("callbacks.py", 5, "CYC103")]
+    # its own class statement names it as a call would (``class Sampler(Base):``): no caller for all that
+    (tmp_path / "c").mkdir()
+    based = "class Base:\n    pass\n\n\n" + textwrap.dedent(SAMPLER).replace("class Sampler:", "class Sampler(Base):")
+    assert judged(cyclelint, tmp_path / "c", {"sampler.py": based}, "sampler.py") == [("sampler.py", 9, "CYC203")]
 
 
 def test_a_lambda_capturing_a_tensor_besides_the_instance(tmp_path, cyclelint):

@@ -77,18 +77,19 @@ class Sizes:
             return True
         kept = list(summary.held_classes)
         if summary.passed_in:
-            # a file defining a class of that name calls its own
-            callers = [c for c in self.callers.get(cls, ()) if c == home or cls not in self.files[c].classes]
-            if not callers:
-                return True  # nothing in the tree says what it is given: anything
-            for caller in callers:
+            calls = 0
+            # the files whose text names a call of it; one defining a class of that name calls its own
+            for caller in (c for c in self.callers.get(cls, ()) if c == home or cls not in self.files[c].classes):
                 read = self._tree(caller)
                 if read is None:
                     return True  # a caller that cannot be read may pass anything
-                why, classes = constructor_holds(read[0], cls, summary.params, summary.passed_in, read[1])
+                why, classes, found = constructor_holds(read[0], cls, summary.params, summary.passed_in, read[1])
                 if why:
                     return True
                 kept += classes
+                calls += found
+            if not calls:  # none in the tree (the text named it in its own class statement): given anything
+                return True
         return any(self._known(other, home) and self._holds(other, home, seen) for other in dict.fromkeys(kept))
 
     def stores(self, name: str, method: str, seen_from: str) -> bool:
