@@ -84,7 +84,7 @@ def write(tmp_path, files: dict[str, str]):
 
 
 def rows(cyclelint, cwd, *args):
-    proc = cyclelint("--format", "json", "--select", "CYC1,CYC203,CYC404", *args, cwd=cwd)
+    proc = cyclelint("--format", "json", "--select", "CYC1,CYC202,CYC203,CYC404", *args, cwd=cwd)
     return sorted((f["path"].removeprefix("./"), f["line"], f["code"]) for f in json.loads(proc.stdout)["findings"])
 
 
@@ -282,3 +282,53 @@ def test_a_lambda_capturing_a_tensor_besides_the_instance(tmp_path, cyclelint):
                 self.at = lambda i: table[i] * self.steps
         """
     assert judged(cyclelint, tmp_path, {"schedule.py": source}, "schedule.py") == [("schedule.py", 8, "CYC101")]
+
+
+TIMING = """\
+    import time
+
+
+    class TimingContext:
+        def __init__(self, timing, key):
+            self._timing = timing
+            self._key = key
+
+        def __enter__(self):
+            self._start = time.time()
+
+
+    class Timing:
+        def __init__(self, name):
+            self.name = name
+            self.totals = {}
+            self.root = TimingContext(self, "root")
+            self.clock = Clock()
+            self.clock.owner = self
+
+
+    class Clock:
+        def __init__(self):
+            self.owner = None
+            self.ticks = 0
+    """
+
+
+@pytest.mark.parametrize("change, found", [
+    # sample-factory's Timing and its contexts: names, floats and each other
+    ({}, []),
+    # a caller hands the timing a module: both cycles hold it
+    ({"main.py": ("'main'", "torch.nn.Linear(4, 4)")}, [("timing.py", 18, "CYC202"), ("timing.py", 20, "CYC202")]),
+    # nothing in the tree constructs the timing: it may be given anything
+    ({"main.py": ("TIMING = Timing('main')", "")}, [("timing.py", 18, "CYC202"), ("timing.py", 20, "CYC202")]),
+    # an object on one side of a cycle holds a tensor: the timing keeps both, each cycle holds the tensor
+    ({"timing.py": ("self._key = key", "self._key = torch.zeros(1024)")}, [("timing.py", 18, "CYC202"),
+                                                                           ("timing.py", 20, "CYC202")]),
+    ({"timing.py": ("self.ticks = 0", "self.ticks = torch.zeros(1024)")}, [("timing.py", 18, "CYC202"),
+                                                                          ("timing.py", 20, "CYC202")]),
+])
+def test_mutual_links_between_objects_that_hold_nothing_of_size(tmp_path, cyclelint, change, found):
+    files = {"timing.py": "import torch\n" + textwrap.dedent(TIMING),
+             "main.py": "import torch\nfrom timing import Timing\n\nTIMING = Timing('main')\n"}
+    for name, (old, new) in change.items():
+        files[name] = files[name].replace(old, new)
+    assert judged(cyclelint, tmp_path, files, "timing.py") == found

@@ -201,13 +201,14 @@ class Forwarding:
     ("Missing", "update(strategy)", ["CYC202"]),  # a class the tree does not define
 ])
 def test_an_argument_handed_to_an_object_of_a_third_file(tmp_path, cls, call, codes):
-    """``self.buffer.update(self)`` in the strategy; ``Forwarding.update`` hands the strategy to a method of an
-    object of a class another file defines, which keeps it or not as its own summary says."""
+    """``self.buffer.update(self)`` in the strategy (which holds a model); ``Forwarding.update`` hands the strategy
+    to a method of an object of a class another file defines, which keeps it or not as its own summary says."""
     (tmp_path / "reservoirs.py").write_text(RESERVOIRS)
     (tmp_path / "forwarding.py").write_text(FORWARDING.format(cls=cls, call=call))
     (tmp_path / "strategy.py").write_text(
-        "from forwarding import Forwarding\n\n\nclass Strategy:\n    def __init__(self):\n"
-        "        self.buffer = Forwarding()\n\n    def after(self):\n        self.buffer.update(self)\n")
+        "from forwarding import Forwarding\n\n\nclass Strategy:\n    def __init__(self, model):\n"
+        "        self.model = model\n        self.buffer = Forwarding()\n\n"
+        "    def after(self):\n        self.buffer.update(self)\n")
     for _ in range(2):  # the second run from the cache: the records read back say the same
         findings, errors = lint_paths([str(tmp_path)], jobs=1, cache=Cache.open(str(tmp_path)))
         assert errors == []

@@ -14,8 +14,7 @@ from .withdrawals import MAX_HAND_OFFS, method_of, resolve_withdrawals
 
 
 def resolve_project(results: Iterable[FileResult]) -> None:
-    """Turn pending ``Cls(self)`` and ``self.x.method(self)`` calls into CYC202 findings: the class of
-    the same file first, else every class of that name in the linted tree must keep the argument."""
+    """Judge what each file handed on to the project, then withdraw what the project shows harmless."""
     results = list(results)
     project: dict[str, list[ClassSummary]] = {}
     for res in results:
@@ -27,11 +26,14 @@ def resolve_project(results: Iterable[FileResult]) -> None:
     _resolve_back_pointers(results)
     resolve_graphs(results)  # before the stores: a graph kept by an object of another file's class is one
     _resolve_stores(results)
+    _resolve_ctors(results, project)
     resolve_withdrawals(results)  # last: a finding resolved above may be one withdrawn
-    pending = [res for res in results if res.ctors]
-    if not pending:
-        return
-    for res in pending:
+
+
+def _resolve_ctors(results: list[FileResult], project: dict[str, list[ClassSummary]]) -> None:
+    """Turn pending ``Cls(self)`` and ``self.x.method(self)`` calls into CYC202 findings: the class of
+    the same file first, else every class of that name in the linted tree must keep the argument."""
+    for res in (res for res in results if res.ctors):
         for call in res.ctors:
             local = res.classes.get(call.cls_name)
             candidates = [local] if local else project.get(call.cls_name, [])

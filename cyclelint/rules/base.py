@@ -40,17 +40,20 @@ class Checker:
         if record.code in self.enabled:
             self._hand_on(node, record)
 
-    def unless_small(self, node: cst.CSTNode, code: str, fn: Function, hooks: list[str] | None = None) -> None:
-        """The finding ``code`` at ``node`` holds only the instance that ``fn``'s method runs on: the project withdraws
-        it when no instance of that class, or of a subclass running the method, may hold anything of size
-        (project/sizes.py); ``hooks``: its methods registered as hooks, which must keep nothing they are given."""
+    def unless_small(self, node: cst.CSTNode, code: str, fn: Function, hooks: list[str] | None = None,
+                     other: str | None = None) -> None:
+        """The finding ``code`` at ``node`` holds only the instance that ``fn``'s method runs on (and an instance of
+        the class ``other``): the project withdraws it when no instance of that class, or of a subclass running the
+        method, may hold anything of size (project/sizes.py); ``hooks``: its methods registered as hooks, which must
+        keep nothing they are given."""
         from ..project.records import PendingWithdrawal
 
         method = fn.enclosing_method()
         if method is not None and method.cls is not None:
             cls = method.cls.name
-            self.hand_on(node, PendingWithdrawal(code, [], small=[f"{cls}.{method.name}"],
-                                                 hooks=[f"{cls}.{hook}" for hook in hooks or ()]))
+            small = [f"{cls}.{method.name}", *([f"{other}."] if other else [])]  # any method of ``other`` may run
+            hooked = [f"{cls}.{hook}" for hook in hooks or ()]
+            self.hand_on(node, PendingWithdrawal(code, [], small=small, hooks=hooked))
 
     # hooks, all optional
     def enter_class(self, cls: ClassInfo, parent: Function) -> None: ...

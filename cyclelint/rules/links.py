@@ -67,9 +67,9 @@ class LinkRule(Checker):
         self.views: dict[int, dict[str, set[str]]] = {}
         self.shapes: dict[int, dict[str, bool]] = {}  # per autograd forward: name -> every binding of it is a shape
         self.view_helpers: dict[str, int] | None = None  # the file's functions that return a view of a parameter
-        # self.x.method(self): (statement, the class of the method it is in, self, x, method, argument), judged
+        # self.x.method(self): (statement, the function it is in, self, x, method, argument), judged
         # once the file's classes say what x is
-        self.handed: list[tuple[cst.CSTNode, ClassInfo, str, str, str, int, str | None]] = []
+        self.handed: list[tuple[cst.CSTNode, Function, str, str, str, int, str | None]] = []
         self.slotted: list[tuple[ClassInfo, str, Function, cst.CSTNode, PendingCtor]] = []  # see _kept_on_instance
 
     def _local(self, fn: Function, name: str) -> bool:
@@ -134,6 +134,7 @@ class LinkRule(Checker):
                         name, None if kw else i, kw, fn.instance, is_mod,
                         message=MSG_CTOR.format(cls=name, obj=fn.instance, param="{param}"),
                         module_note=MSG_MODULE.format(obj=fn.instance) if is_mod else "")))
+                    self.unless_small(stmt, "CYC202", fn, other=name)  # the cycle holds the two instances
         if keep:
             for node, ctor in found:
                 self.hand_on(node, ctor)
@@ -207,7 +208,7 @@ class LinkRule(Checker):
             return
         for i, a in enumerate(call.args):
             if isinstance(a.value, cst.Name) and a.value.value == fn.instance and not a.star:
-                self.handed.append((stmt, method.cls, fn.instance, attr, ex.method_name(call), i,
+                self.handed.append((stmt, fn, fn.instance, attr, ex.method_name(call), i,
                                     a.keyword.value if a.keyword else None))
 
     def _handed_to_own_method(self, call: cst.Call, stmt: cst.CSTNode, fn: Function, cls: ClassInfo) -> None:
@@ -237,12 +238,14 @@ class LinkRule(Checker):
                 self.hand_on(stmt, ctor)
         self.slotted = []
         classes = self.walker.facts.classes
-        for stmt, cls, obj, attr, method, index, keyword in self.handed:
+        for stmt, fn, obj, attr, method, index, keyword in self.handed:
+            cls = fn.enclosing_method().cls
             kind = _attribute_class(cls, attr, classes)
             if kind:
                 self.hand_on(stmt, PendingCtor(
                     kind, None if keyword else index, keyword, obj, cls.is_module, method=method,
                     message=MSG_METHOD.format(recv=f"{obj}.{attr}", method=method, obj=obj, cls=kind, param="{param}")))
+                self.unless_small(stmt, "CYC202", fn, other=kind)
         self.handed = []
 
     # -- judging -----------------------------------------------------------
@@ -332,6 +335,17 @@ class LinkRule(Checker):
             self.hand_on(ln.stmt, PendingBackPointer(attr=ln.target.rpartition(".")[2], message=msg))
         else:
             self.report(ln.stmt, "CYC202", msg)
+        other = self._own_attribute_class(ln.owner, fn) if ln.value == fn.instance else None
+        if other:  # ``self.child.parent = self``: the cycle holds the instance and its child
+            self.unless_small(ln.stmt, "CYC202", fn, other=other)
+
+    def _own_attribute_class(self, owner: str, fn: Function) -> str | None:
+        """The class ``self.<attr>`` is built from, for ``owner`` ``self.<attr>`` in a method."""
+        head, _, attr = owner.partition(".")
+        method = fn.enclosing_method()
+        if head != fn.instance or not attr or "." in attr or method is None or method.cls is None:
+            return None
+        return _attribute_class(method.cls, attr, self.walker.facts.classes)
 
 
 def _attribute_class(cls: ClassInfo, attr: str, classes: dict[str, ClassInfo]) -> str | None:
