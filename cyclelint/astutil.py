@@ -224,9 +224,14 @@ def _inner_statements(node: ast.stmt) -> list[ast.stmt]:
     return inner
 
 
-def parameter_names(f: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+def parameters(f: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> list[ast.arg]:
     """The named parameters, the instance first (``*args`` and ``**kwargs`` aside)."""
-    return [p.arg for p in f.args.posonlyargs + f.args.args + f.args.kwonlyargs]
+    return f.args.posonlyargs + f.args.args + f.args.kwonlyargs
+
+
+def parameter_names(f: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> list[str]:
+    """The names of :func:`parameters`."""
+    return [p.arg for p in parameters(f)]
 
 
 def instance_handed_to(call: ast.Call, instance: str | None) -> str | None:

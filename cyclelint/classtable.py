@@ -55,10 +55,11 @@ def class_summaries(tree: ast.Module, grad_wrappers: bool = True, imports: dict[
         is_module = is_module_class(bases, module_classes)
         if is_module:
             module_classes.add(node.name)
-        holds = class_holds(class_functions(node.body), is_module, torch_names)
+        functions = class_functions(node.body)
+        holds = class_holds(functions, is_module, torch_names)
         # As the full analysis records it: the parameters of the last ``__init__`` (overloads come
         # first), the parameters any of them stores on ``self``.
-        inits = [f for f in class_functions(node.body) if f.name == "__init__"]
+        inits = [f for f in functions if f.name == "__init__"]
         params: list[str] = []
         kept: set[str] = set()
         for init in inits:
@@ -81,8 +82,7 @@ def class_summaries(tree: ast.Module, grad_wrappers: bool = True, imports: dict[
                           "no_grad_defs": no_grad_defs(node) if grad_wrappers else [], "methods": methods,
                           "keeps": keeps, "weak_slots": weak, "drops": drops, "unbound": unbound,
                           "library_grad_off": library_grad_off(node, imports) if imports is not None else {},
-                          "bare": not holds.why, "held_classes": holds.classes, "passed_in": holds.params,
-                          "own_init": holds.own_init, "storing": holds.storing}
+                          **holds.summary_fields()}
     return out
 
 

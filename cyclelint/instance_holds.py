@@ -3,7 +3,7 @@ something of size (a tensor, a module, an optimizer, a state dict), which classe
 ``__init__`` parameters they keep that nothing says anything about (the project asks the constructor calls).
 
 A cycle through an instance that holds nothing of size (settings, names, locks, its own bound methods) costs
-nothing when the collector frees it late: the project withdraws such CYC1xx, CYC203 and CYC404 findings
+nothing when the collector frees it late: the project withdraws such CYC1xx, CYC202, CYC203 and CYC404 findings
 (``project/sizes.py`` follows bases, subclasses, the kept objects' classes and the constructor calls across files;
 a class nothing constructs may be given anything). Judged from what the values are: torch calls, tensor and module
 methods, annotations, the inputs of a module's forward, what the class's own methods return, the classes
@@ -16,7 +16,7 @@ import ast
 import re
 from typing import NamedTuple
 
-from .astutil import dotted, function_statements, parameter_names, statements, stores
+from .astutil import dotted, function_statements, parameter_names, parameters, statements, stores
 from .prefilter.shapes import annotation_words
 from .vocabulary import (
     FORWARD_METHODS,
@@ -56,6 +56,11 @@ class Holds(NamedTuple):
     params: tuple[str, ...]  # ``__init__`` parameters it keeps that nothing says anything about: its callers may
     own_init: bool  # it defines an ``__init__`` that runs no base's: a base's ``__init__`` never runs for it
     storing: tuple[str, ...]  # its methods but ``__init__`` that store something on the instance
+
+    def summary_fields(self) -> dict:
+        """The fields of the class's ``ClassSummary`` (project/records.py) that say it."""
+        return {"bare": not self.why, "held_classes": self.classes, "passed_in": self.params,
+                "own_init": self.own_init, "storing": self.storing}
 
 
 def named_size(name: str) -> str | None:
@@ -112,8 +117,7 @@ class Values:
     def _name(self, name: str, f: Function | None) -> str | None:
         params = self._params.get(id(f)) if f else {}
         if params is None:
-            args = f.args
-            params = self._params[id(f)] = {p.arg: p for p in args.posonlyargs + args.args + args.kwonlyargs}
+            params = self._params[id(f)] = {p.arg: p for p in parameters(f)}
         if name in params:
             ann = params[name].annotation
             if ann is not None:
@@ -296,7 +300,7 @@ def _kept_by_lambda(value: ast.AST, this: str) -> str | None:
     for node in ast.walk(value):
         if not isinstance(node, ast.Lambda):
             continue
-        params = {a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs}
+        params = set(parameter_names(node))
         for call in (n for n in ast.walk(node.body) if isinstance(n, ast.Call)):
             func = call.func
             if isinstance(func, ast.Attribute) and func.attr in STORE_METHODS \

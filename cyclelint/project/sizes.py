@@ -113,18 +113,17 @@ class Sizes:
     def _below(self, cls: str, init: bool) -> list[tuple[str, str]]:
         """(file, class) of every class of the tree deriving from ``cls``, however deep; with ``init``, those that run
         its ``__init__``: not below one whose own ``__init__`` runs no base's."""
-        out: list[tuple[str, str]] = []
+        out: dict[tuple[str, str], None] = {}
         todo, done = [cls], {cls}
         while todo:
             for sub_home, sub in self.subclasses.get(todo.pop(), ()):
-                if init and self.files[sub_home].classes[sub].own_init:
+                if (init and self.files[sub_home].classes[sub].own_init) or (sub_home, sub) in out:
                     continue
-                if (sub_home, sub) not in out:
-                    out.append((sub_home, sub))
-                    if sub not in done:
-                        done.add(sub)
-                        todo.append(sub)
-        return out
+                out[(sub_home, sub)] = None
+                if sub not in done:
+                    done.add(sub)
+                    todo.append(sub)
+        return list(out)
 
     def _known(self, name: str, seen_from: str) -> bool:
         return name in self.files[seen_from].classes or name in self.homes
