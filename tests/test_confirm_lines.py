@@ -132,3 +132,52 @@ def test_imports_run_without_a_python_trace_function(tmp_path):
     assert run.returncode == 0 and evidence["ran"] == [0]
     assert len(evidence["loops"]["L0"]["samples"]) > 8
     assert "while importing: builtin_function_or_method builtin_function_or_method" in out.read_text()
+
+
+BUSY_THREAD = textwrap.dedent("""\
+    import hashlib
+    import threading
+    import time
+
+
+    def flagged(n):
+        acc = []
+        for i in range(n):
+            acc.append([i] * 10)
+        return acc
+
+
+    def unflagged():
+        return 1
+
+
+    def hash_for(seconds):
+        block = bytes(1 << 20)
+        while time.thread_time() < seconds:
+            hashlib.sha256(block).digest()  # C code, the GIL released: like torch's worker threads
+
+
+    worker = threading.Thread(target=hash_for, args=(1.5,))
+    worker.start()
+    worker.join()
+    for _ in range(3000):
+        unflagged()
+    flagged(30)
+    if False:
+        flagged(1)
+""")
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="the tracing path is 3.11's")
+def test_the_budget_counts_traced_python_not_other_threads(tmp_path):
+    """A thread busy in C code (torch's worker pool, spinning on a loaded machine) costs the tracer nothing:
+    counted against the budget, it stopped the watching of a short program before its flagged lines ran.
+    A line the program never reaches is then reported as never run, not as missed by a partial watch."""
+    path = tmp_path / "prog.py"
+    path.write_text(BUSY_THREAD)
+    watch = FileWatch(probes=[Probe(0, 9, 9, "line 9"), Probe(1, 30, 30, "line 30")])
+    with open(tmp_path / "out.txt", "w") as fh:
+        run = run_command([sys.executable, str(path)], Plan(files={os.path.realpath(path): watch}), False, fh)
+    (evidence,) = run.evidence
+    assert run.returncode == 0 and evidence["ran"] == [0]
+    assert evidence["lines"] == "traced"

@@ -117,7 +117,7 @@ class CycleWatcher:
         if not self.pending:
             return
         det = self.det
-        t0 = time.process_time()
+        t0 = time.thread_time()  # this thread's work: torch's worker threads are not ours
         det.busy = True
         enabled = gc.isenabled()
         gc.disable()  # no collection may age what we hold while we read it
@@ -170,7 +170,7 @@ class CycleWatcher:
             if enabled:
                 gc.enable()
             det.busy = False
-        self.stats["analysis_seconds"] += time.process_time() - t0
+        self.stats["analysis_seconds"] += time.thread_time() - t0
         det.dirty = True
         if found or time.perf_counter() - det.last_flush > 1.0:
             det.flush()  # evidence on disk as it comes: a killed process keeps what it saw

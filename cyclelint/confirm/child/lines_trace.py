@@ -4,8 +4,10 @@ On 3.11 any trace function slows every line of every frame (the interpreter leav
 bytecode), so tracing is on only while it can learn something: it starts when a watched file's code is executed
 (and again when a collection finds flagged code on the stack), declines every other frame at its
 first call, and stops once nothing is left to learn or its share of the run (GRACE seconds, then
-1/RATIO of the CPU time since) is spent. Code that runs while tracing is off is not seen: the
-evidence then says that watching was partial. An import is traced by ``getattr``, which declines every
+1/RATIO of the CPU time since) is spent. That share is counted in the CPU time of the threads that run
+traced Python, not the process's: torch's own worker threads (and their spinning on a loaded machine) cost
+the tracer nothing, and counting them cut short the watching of a one-second program. Code that runs while
+tracing is off is not seen: the evidence then says that watching was partial. An import is traced by ``getattr``, which declines every
 frame without running any Python (a script's ``import torch`` under the full trace function cost as
 much again as its start-up), and it is neither watched nor counted.
 """
@@ -25,9 +27,8 @@ class TraceLines:
         self.det, self.learned = det, learned
         self.code_watch: dict = {}  # code object -> CodePoints, or None when it holds nothing
         self.on = False
-        self.on_since = 0.0
-        self.traced = 0.0  # CPU seconds with tracing on, imports left out
-        self.import_since = 0.0
+        self.traced = 0.0  # CPU seconds of traced threads with tracing on, imports left out
+        self.counted_to: dict[int, float] = {}  # thread -> its CPU time already in `traced`
         self.calls = 0
         self.partial = False  # some time passed with lines left to learn and tracing off
 
@@ -41,7 +42,7 @@ class TraceLines:
 
     def on_collection(self) -> None:
         """A collection is a cheap moment to look for flagged code on the stack."""
-        if self.on or self.learned.done() or not self._budget_left(0.0):
+        if self.on or self.learned.done() or not self._budget_left():
             return
         frame = sys._getframe(2)
         found = False
@@ -57,14 +58,15 @@ class TraceLines:
     def start(self) -> None:
         if self.on or self.learned.done():
             return
-        if not self._budget_left(0.0):
+        if not self._budget_left():
             self.partial = True
             return
         current = sys.gettrace()
         if current is not None and current != self.on_call:
             self.partial = True  # the program traces itself (a debugger, coverage): leave it be
             return
-        self.on, self.on_since = True, time.process_time()
+        self.on = True
+        self.counted_to = {threading.get_ident(): time.thread_time()}
         sys.settrace(self.on_call)
         threading.settrace(self.on_call)
 
@@ -72,7 +74,8 @@ class TraceLines:
         if not self.on:
             return
         self.on = False
-        self.traced += time.process_time() - self.on_since
+        self._count()
+        self.counted_to = {}
         if sys.gettrace() in (self.on_call, _DECLINE):
             sys.settrace(None)
         if threading.gettrace() == self.on_call:
@@ -80,10 +83,19 @@ class TraceLines:
         if not self.learned.done():
             self.partial = True
 
-    def _budget_left(self, running: float) -> bool:
+    def _count(self) -> None:
+        """Adds the calling thread's CPU time since it was last counted; a thread seen for the first time is
+        counted from now on (what it ran before, at most 1024 calls, is left out)."""
+        ident, now = threading.get_ident(), time.thread_time()
+        last = self.counted_to.get(ident)
+        self.counted_to[ident] = now
+        if last is not None:
+            self.traced += now - last
+
+    def _budget_left(self) -> bool:
         """CPU time, not wall time: a busy machine must not cut watching short."""
         elapsed = time.process_time() - self.det.cpu_clock
-        return self.traced + running < GRACE + elapsed / RATIO
+        return self.traced < GRACE + elapsed / RATIO
 
     def _points(self, code):
         points = self.code_watch.get(code, _UNSEEN)
@@ -102,9 +114,11 @@ class TraceLines:
         if code.co_name == "_find_and_load" and code.co_filename == "<frozen importlib._bootstrap>":
             return self._import(frame)
         self.calls += 1
-        if not self.calls & 1023 and not self._budget_left(time.process_time() - self.on_since):
-            self.stop()
-            return None
+        if not self.calls & 1023:
+            self._count()
+            if not self._budget_left():
+                self.stop()
+                return None
         points = self._points(code)
         if points is None:
             return None
@@ -117,13 +131,15 @@ class TraceLines:
 
     def _import(self, frame):
         """An import runs: start-up, paid once. Until it returns, every frame is declined by
-        _DECLINE, and the time is left out of the budget."""
-        self.import_since = time.process_time()
+        _DECLINE, and its time is left out of the budget."""
+        self._count()
         sys.settrace(_DECLINE)
 
         def until_done(frame, event, arg):
             if event == "return":
-                self.traced -= time.process_time() - self.import_since
+                ident = threading.get_ident()
+                if ident in self.counted_to:
+                    self.counted_to[ident] = time.thread_time()  # the import's time is not counted
                 if self.on and sys.gettrace() is _DECLINE:
                     sys.settrace(self.on_call)
             return until_done
@@ -161,7 +177,9 @@ class TraceLines:
             self.stop()
 
     def uninstall(self) -> None:
+        partial = self.partial
         self.stop()
+        self.partial = partial  # the run is over: no time passes unwatched from here
         self.code_watch.clear()
 
     def after_fork(self) -> None:

@@ -84,7 +84,7 @@ class Learned:
         if value is _UNSEEN:
             return False
         det = self.det
-        t0 = time.process_time()
+        t0 = time.thread_time()  # this thread's work: torch's worker threads are not ours
         det.busy = True
         try:
             with quiet():
@@ -93,7 +93,7 @@ class Learned:
             state["error"] = f"{type(exc).__name__}: {exc}"
         finally:
             det.busy = False
-        det.stats["analysis_seconds"] += time.process_time() - t0
+        det.stats["analysis_seconds"] += time.thread_time() - t0
         det.dirty = True
         if settled([s[w.metric] for s in state["samples"]]):
             self.settled.add(w.id)  # growth is shown: stop paying for this loop
