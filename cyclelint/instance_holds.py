@@ -215,10 +215,11 @@ def _parts(v: ast.AST) -> list[ast.AST]:
         return v.elts
     if isinstance(v, ast.Dict):
         return v.values
+    # a comprehension may keep its iterables' items (``[layer for layer in layers]``, ``{key: [] for key in keys}``)
     if isinstance(v, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
-        return [v.elt]
+        return [v.elt, *(g.iter for g in v.generators)]
     if isinstance(v, ast.DictComp):
-        return [v.value]
+        return [v.key, v.value, *(g.iter for g in v.generators)]
     return []
 
 

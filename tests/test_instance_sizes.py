@@ -1,5 +1,5 @@
 """A cycle through an instance that holds nothing of size costs nothing when the collector frees it late: CYC1xx,
-CYC203 and CYC404 on the instance are withdrawn when the project shows no instance of its class (or of a subclass
+CYC203, CYC402, CYC403 and CYC404 on the instance are withdrawn when the project shows no instance of its class (or of a subclass
 running the method) may hold a tensor, a module, an optimizer or a state dict. Judged from what the values are
 (instance_holds.py), across files (project/sizes.py): its stores, its bases, its subclasses, the objects it keeps
 and what its constructor calls pass. The clean shapes come from real code (catalyst, composer, torchrl, espnet,
@@ -55,6 +55,9 @@ def test_what_shows_an_instance_holds_something_of_size(body, why):
      "    self.best_model = trainer.updater.epoch", []),
     # espnet's parameter-free activations and a loss without weights
     ("def __init__(self):\n    self.softmax = nn.Softmax(dim=1)\n    self.ce = nn.CrossEntropyLoss()", []),
+    # a comprehension keeps its iterable's items, as keys or values: only the callers can say what they are
+    ("def __init__(self, layers):\n    self.layers = [layer for layer in layers]", ["layers"]),
+    ("def __init__(self, keys):\n    self.edges = {key: [] for key in keys}", ["keys"]),
 ])
 def test_what_shows_nothing_of_size(body, passed_in):
     found = holds("import torch\nfrom torch import nn\n\nclass C:\n" + textwrap.indent(body, "    "))
@@ -84,7 +87,7 @@ def write(tmp_path, files: dict[str, str]):
 
 
 def rows(cyclelint, cwd, *args):
-    proc = cyclelint("--format", "json", "--select", "CYC1,CYC202,CYC203,CYC404", *args, cwd=cwd)
+    proc = cyclelint("--format", "json", "--select", "CYC1,CYC202,CYC203,CYC402,CYC403,CYC404", *args, cwd=cwd)
     return sorted((f["path"].removeprefix("./"), f["line"], f["code"]) for f in json.loads(proc.stdout)["findings"])
 
 
@@ -332,3 +335,85 @@ def test_mutual_links_between_objects_that_hold_nothing_of_size(tmp_path, cyclel
     for name, (old, new) in change.items():
         files[name] = files[name].replace(old, new)
     assert judged(cyclelint, tmp_path, files, "timing.py") == found
+
+
+GRAPH = """\
+    class DependencyGraph:
+        def __init__(self, keys):
+            self.edges = {key: [] for key in keys}
+
+        def order(self):
+            seen = set()
+
+            def visit(key):
+                seen.add(key)
+                for child in self.edges[key]:
+                    if child not in seen:
+                        yield from visit(child)
+                yield key
+
+            return [k for key in self.edges for k in visit(key)]
+    """
+
+
+@pytest.mark.parametrize("changes, found", [
+    # speechbrain's DependencyGraph: a recursive walk that captures only the graph of keys it orders, and a set
+    ([], []),
+    # the same graph given tensors by its caller: the closure's cycle holds them until the collector runs
+    ([("main.py", "['a', 'b']", "[torch.zeros(1024)]")], [("graph.py", 11, "CYC403")]),
+    # nothing in the tree builds the graph: it may be given anything
+    ([("main.py", "GRAPH = DependencyGraph(['a', 'b'])", "")], [("graph.py", 11, "CYC403")]),
+    # a module's instance is reported whatever it holds
+    ([("graph.py", "class DependencyGraph:", "class DependencyGraph(torch.nn.Module):")], [("graph.py", 11, "CYC403")]),
+    # and so is a closure that captures a state dict besides the instance
+    ([("graph.py", "seen = set()", "seen, state_dict = set(), {}"),
+      ("graph.py", "seen.add(key)", "seen.add(key) or state_dict.pop(key, None)")], [("graph.py", 11, "CYC403")]),
+])
+def test_a_recursive_closure_that_captures_an_instance_holding_nothing_of_size(tmp_path, cyclelint, changes, found):
+    files = {"graph.py": "import torch\n\n\n" + textwrap.dedent(GRAPH),
+             "main.py": "import torch\nfrom graph import DependencyGraph\n\nGRAPH = DependencyGraph(['a', 'b'])\n"}
+    for name, old, new in changes:
+        assert old in files[name]
+        files[name] = files[name].replace(old, new)
+    assert judged(cyclelint, tmp_path, files, "graph.py") == found
+
+
+DEPTH = """\
+    import functools
+
+
+    class DynamicDepth:
+        def __init__(self, parents):
+            self.parents = list(parents)
+
+        @functools.lru_cache(maxsize=None)
+        def depth(self, index):
+            parent = self.parents[index]
+            return 0 if parent < 0 else self.depth(parent) + 1
+
+
+    def parse_depths(parents):
+        found = DynamicDepth([-1, 0, 1])
+        return [found.depth(i) for i in range(len(parents))]
+    """
+
+
+@pytest.mark.parametrize("changes, found", [
+    # stanza's DynamicDepth: an unbounded cache of depth tables, each a list of ints (stanza names them ``heads``,
+    # which the last-resort name test reads as a model's heads: that one stays reported)
+    ([], []),
+    # the same cache on instances given a tensor: every instance ever used keeps one
+    ([("depth.py", "[-1, 0, 1]", "torch.ones(1024)")], [("depth.py", 9, "CYC402")]),
+    # a base of another package may hold anything
+    ([("depth.py", "class DynamicDepth:", "class DynamicDepth(lightning.Callback):"),
+      ("depth.py", "import functools", "import functools\nimport lightning")], [("depth.py", 10, "CYC402")]),
+    # a bounded cache keeps up to maxsize instances: reported when the file builds them with a tensor
+    ([("depth.py", "maxsize=None", "maxsize=128"), ("depth.py", "[-1, 0, 1]", "torch.ones(1024)")],
+     [("depth.py", 9, "CYC402")]),
+])
+def test_an_unbounded_method_cache_on_instances_that_hold_nothing_of_size(tmp_path, cyclelint, changes, found):
+    files = {"depth.py": "import torch\n" + textwrap.dedent(DEPTH)}
+    for name, old, new in changes:
+        assert old in files[name]
+        files[name] = files[name].replace(old, new)
+    assert judged(cyclelint, tmp_path, files, "depth.py") == found

@@ -142,6 +142,14 @@ def annotation_names(ann: cst.BaseExpression | None, types: frozenset[str] | set
     return None
 
 
+def plain_instance(name: str, fn: Function) -> bool:
+    """``name``, seen from ``fn``, is the instance of the method ``fn`` is (or is in), of a class that is no module
+    and keeps none in the file: what it holds is for the project to say (project/sizes.py)."""
+    scope = defining_scope(name, fn)
+    return (scope is not None and scope is fn.enclosing_method() and name == scope.instance and scope.cls is not None
+            and not (scope.cls.is_module or scope.cls.module_attrs))
+
+
 def variable_holds(name: str, fn: Function, module_classes: set[str]) -> str | None:
     """Why the variable ``name`` seen from ``fn`` can hold something of size, or None."""
     scope = defining_scope(name, fn)

@@ -9,7 +9,7 @@ import libcst as cst
 from ..analysis import exprs as ex
 from ..analysis.class_facts import item_slot, torn_down
 from ..analysis.held import held_paths
-from ..analysis.holds import annotation_holds, annotation_of, comprehension_names, variable_holds
+from ..analysis.holds import annotation_holds, annotation_of, comprehension_names, plain_instance, variable_holds
 from ..analysis.scopes import Function
 from ..analysis.weak import is_weak
 from ..project.records import PendingCache
@@ -26,6 +26,7 @@ from .storage_text import (
     MSG_NEW_EXC,
     MSG_RECURSIVE,
     MSG_REGISTRY,
+    WHY_UNBOUNDED,
 )
 
 
@@ -48,7 +49,7 @@ class StorageRule(Checker):
         self.passed: dict[tuple[int, str], set[str]] = {}  # kept local -> functions of this file it is passed to
         self.kept_locals: list[tuple[cst.CSTNode, str, str, str, set[str]]] = []  # reported once the file is read
         self.clearers: set[str] = set()  # functions of this file that set ``x.__traceback__ = None``
-        self.closures: list[tuple[Function, cst.FunctionDef, object, str]] = []  # CYC403 once the parent ends
+        self.closures: list[tuple[Function, cst.FunctionDef, object, str, bool]] = []  # CYC403 once the parent ends
         self.caches: list[tuple[cst.Decorator, str, Function]] = []  # CYC402 once the file is read
         self.unbounded: set[int] = set()  # cached methods with no maxsize
         self.returns: dict[int, str] = {}  # unbounded cached method -> the tensor it returns
@@ -202,9 +203,11 @@ class StorageRule(Checker):
                 self._stored_error(stmt, kept, where, fn, chained)
         for closure in [c for c in self.closures if c[0] is fn]:
             self.closures.remove(closure)
-            _, node, binding, what = closure
+            _, node, binding, what, instance_only = closure
             if fn.bindings.get(node.name.value) is binding:  # rebound later: the cell no longer holds the function
                 self.report(node, "CYC403", MSG_RECURSIVE.format(name=node.name.value, what=what))
+                if instance_only:
+                    self.unless_small(node, "CYC403", fn)
         self.new_exc = {k: v for k, v in self.new_exc.items() if k[0] != id(fn)}
 
     # -- CYC402, CYC403 ----------------------------------------------------
@@ -256,11 +259,14 @@ class StorageRule(Checker):
         if fn.name in fn.loads and fn.name not in fn.params and fn.name not in fn.stored:
             modules = self.walker.facts.module_classes
             free = fn.loads - set(fn.params) - fn.stored - {fn.name}
-            for captured in sorted(free - comprehension_names(fn.node) if free else free):
-                why = variable_holds(captured, parent, modules)
-                if why:
-                    self.closures.append((parent, fn.node, parent.bindings.get(fn.name), f"{captured} ({why})"))
-                    return
+            held = [(captured, why) for captured in sorted(free - comprehension_names(fn.node) if free else free)
+                    if (why := variable_holds(captured, parent, modules))]
+            if held:
+                captured, why = held[0]
+                # only the instance of a plain class: the project withdraws it if no instance holds anything of size
+                instance_only = all(plain_instance(c, parent) for c, _ in held)
+                self.closures.append((parent, fn.node, parent.bindings.get(fn.name), f"{captured} ({why})",
+                                      instance_only))
 
     def _stored_error(self, stmt, kept: Kept, where: str, fn: Function, chained: str | None = None) -> None:
         chained_slot = error_slot(chained, fn) if chained else None
@@ -302,10 +308,12 @@ class StorageRule(Checker):
             cls, method = fn.cls, fn.name
             why = ("an nn.Module" if cls.is_module else "it keeps modules" if cls.module_attrs
                    else self.sized.get(cls.name) or self.returns.get(id(fn))
-                   or ("no maxsize: every instance ever used stays" if id(fn) in self.unbounded else None))
+                   or (WHY_UNBOUNDED if id(fn) in self.unbounded else None))
             if name in CACHES and why:
                 self.report(deco, "CYC402", MSG_CACHE.format(deco=f"functools.{name}", name=method,
                                                              why=f"{cls.name}: {why}"))
+                if why == WHY_UNBOUNDED:  # the instances alone: the project withdraws it if none holds anything of size
+                    self.unless_small(deco, "CYC402", fn)
                 continue
             wrapper = name not in CACHES and name and name not in KNOWN_DECORATORS and not torch_rooted(
                 ex.dotted(deco.decorator.func if isinstance(deco.decorator, cst.Call) else deco.decorator))

@@ -8,6 +8,7 @@ MSG_NEW_EXC = ("exception bound to local {name} and raised from this frame: its 
                "holds {name} — a cycle; raise the exception directly (raise Error(...) from e)")
 MSG_CACHE = ("{deco} on method {name} caches every instance it is called with ({why}) forever; "
              "cache a module-level function of the arguments, or keep a per-instance dict")
+WHY_UNBOUNDED = "no maxsize: every instance ever used stays"  # all a CYC402 may say of an instance's class
 MSG_CACHE_ARG = ("functools.{deco} on {name} keeps every {param} it is called with ({why}) in a process-wide cache; "
                  "cache on small keys (names, shapes) instead, or keep the cache on the object")
 MSG_RECURSIVE = ("nested function {name} refers to itself and captures {what}: function -> closure cell -> function "
