@@ -27,6 +27,7 @@ from .storage_text import (
     MSG_RECURSIVE,
     MSG_REGISTRY,
     WHY_UNBOUNDED,
+    short_code,
 )
 
 
@@ -168,7 +169,7 @@ class StorageRule(Checker):
         if id(fn) in self.unbounded and node.value is not None and id(fn) not in self.returns:
             val = self.walker.value(node.value, fn)
             if val.tensor or val.attached or _tensor_method(node.value):
-                self.returns[id(fn)] = f"{fn.name} returns tensors, each kept: {_short(node.value)}"
+                self.returns[id(fn)] = f"{fn.name} returns tensors, each kept: {short_code(node.value)}"
         if node.value is not None and fn.handlers:
             kept = self._kept(node.value, fn)
             if kept is not None:  # ``return Future(e)``: handed over when that class raises what it keeps
@@ -261,12 +262,9 @@ class StorageRule(Checker):
             free = fn.loads - set(fn.params) - fn.stored - {fn.name}
             held = [(captured, why) for captured in sorted(free - comprehension_names(fn.node) if free else free)
                     if (why := variable_holds(captured, parent, modules))]
-            if held:
-                captured, why = held[0]
-                # only the instance of a plain class: the project withdraws it if no instance holds anything of size
-                instance_only = all(plain_instance(c, parent) for c, _ in held)
-                self.closures.append((parent, fn.node, parent.bindings.get(fn.name), f"{captured} ({why})",
-                                      instance_only))
+            if held:  # the instance of a plain class alone: withdrawn if no instance holds anything of size
+                self.closures.append((parent, fn.node, parent.bindings.get(fn.name), "{} ({})".format(*held[0]),
+                                      all(plain_instance(captured, parent) for captured, _ in held)))
 
     def _stored_error(self, stmt, kept: Kept, where: str, fn: Function, chained: str | None = None) -> None:
         chained_slot = error_slot(chained, fn) if chained else None
@@ -402,11 +400,6 @@ def _unbounded(deco: cst.Decorator) -> bool:
 def _tensor_method(expr: cst.BaseExpression) -> bool:
     """``x.clone()``, ``x.detach()``, ``x.contiguous()``: methods only tensors have."""
     return isinstance(expr, cst.Call) and ex.method_name(expr) in ("clone", "detach", "contiguous", "cuda")
-
-
-def _short(expr: cst.BaseExpression) -> str:
-    text = cst.Module(body=[]).code_for_node(expr)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _has_depth(call: cst.Call) -> bool:

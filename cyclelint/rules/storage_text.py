@@ -1,4 +1,5 @@
 """What the CYC4xx findings of ``storage.py`` say."""
+import libcst as cst
 
 MSG_EXC = ("{what} kept in {where}: its traceback holds this frame and every local in it (tensors included) in a "
            "cycle; keep str(e) or traceback.format_exception(e) instead, or del it when done")
@@ -22,3 +23,8 @@ MSG_ATEXIT = ("atexit.register({what}) on every call of {fn}: the process-wide a
 MSG_CLASS = ("class {name} is created anew on every call of {fn}: a class always sits in a cycle and keeps what its "
              "methods close over until the collector runs; define it at module level")
 
+
+def short_code(expr: cst.BaseExpression) -> str:
+    """``expr`` as the source says it, cut to 40 characters for a message."""
+    text = cst.Module(body=[]).code_for_node(expr)
+    return text if len(text) <= 40 else text[:37] + "..."
