@@ -184,8 +184,9 @@ class PendingWithdrawal(Placed):
     there (``ClassSummary.unbound``: mmpretrain's static ``Flamingo._load_adapter_hook``). A loop's finding in a
     function that ``callers`` names: withdrawn when every call of it in the project runs with grad off, or from
     functions themselves only called so (project/callers.py). A cycle made in ``small``'s methods through their
-    instances (or an unbounded cache on one, CYC402): withdrawn when none may hold anything of size (project/sizes.py), and, for a hook, when no definition
-    of each of ``hooks`` stores anything on the instance (what a hook is given is a module's inputs and outputs).
+    instances (or an unbounded cache on one, CYC402): withdrawn when none may hold anything of size
+    (project/sizes.py), and, for a hook, when no definition of each of ``hooks`` stores anything on the instance
+    (what a hook is given is a module's inputs and outputs).
     Each record withdraws its finding on its own."""
 
     code: str

@@ -7,9 +7,9 @@ first call, and stops once nothing is left to learn or its share of the run (GRA
 1/RATIO of the CPU time since) is spent. That share is counted in the CPU time of the threads that run
 traced Python, not the process's: torch's own worker threads (and their spinning on a loaded machine) cost
 the tracer nothing, and counting them cut short the watching of a one-second program. Code that runs while
-tracing is off is not seen: the evidence then says that watching was partial. An import is traced by ``getattr``, which declines every
-frame without running any Python (a script's ``import torch`` under the full trace function cost as
-much again as its start-up), and it is neither watched nor counted.
+tracing is off is not seen: the evidence then says that watching was partial. An import is traced by
+``getattr``, which declines every frame without running any Python (a script's ``import torch`` under the
+full trace function cost as much again as its start-up), and it is neither watched nor counted.
 """
 from __future__ import annotations
 
