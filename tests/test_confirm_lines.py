@@ -134,21 +134,11 @@ def test_imports_run_without_a_python_trace_function(tmp_path):
     assert "while importing: builtin_function_or_method builtin_function_or_method" in out.read_text()
 
 
-BUSY_THREAD = textwrap.dedent("""\
+# PROGRAM's functions (the flagged line is 7), then a thread busy in C code before they run
+BUSY_THREAD = PROGRAM.split("flagged(30)\n")[0] + textwrap.dedent("""\
     import hashlib
     import threading
     import time
-
-
-    def flagged(n):
-        acc = []
-        for i in range(n):
-            acc.append([i] * 10)
-        return acc
-
-
-    def unflagged():
-        return 1
 
 
     def hash_for(seconds):
@@ -166,6 +156,7 @@ BUSY_THREAD = textwrap.dedent("""\
     if False:
         flagged(1)
 """)
+NEVER_RUN = BUSY_THREAD.splitlines().index("    flagged(1)") + 1
 
 
 @pytest.mark.skipif(sys.version_info >= (3, 12), reason="the tracing path is 3.11's")
@@ -175,7 +166,7 @@ def test_the_budget_counts_traced_python_not_other_threads(tmp_path):
     A line the program never reaches is then reported as never run, not as missed by a partial watch."""
     path = tmp_path / "prog.py"
     path.write_text(BUSY_THREAD)
-    watch = FileWatch(probes=[Probe(0, 9, 9, "line 9"), Probe(1, 30, 30, "line 30")])
+    watch = FileWatch(probes=[Probe(0, 7, 7, "line 7"), Probe(1, NEVER_RUN, NEVER_RUN, "never run")])
     with open(tmp_path / "out.txt", "w") as fh:
         run = run_command([sys.executable, str(path)], Plan(files={os.path.realpath(path): watch}), False, fh)
     (evidence,) = run.evidence
