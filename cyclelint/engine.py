@@ -190,7 +190,8 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
             info.init_params, sorted(info.kept_params), info.bases, info.is_module,
             "__init__" in info.methods or name in facts.generated_inits, *grad_off.get(name, ([], [])),
             methods=listed, keeps=keeps, weak_slots=weak, drops=drops, unbound=unbound, library_grad_off=library.get(name, {}),
-            clean_returns=clean.get(name, {}), **(holds.summary_fields() if holds else {}),
+            clean_returns=clean.get(name, {}), removes=tuple(sorted(info.removed_attrs)),
+            **(holds.summary_fields() if holds else {}),
         )
     result.evidence, result.input_evidence = facts.evidence, facts.input_evidence
     result.grad_calls = facts.grad_calls

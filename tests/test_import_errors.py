@@ -24,6 +24,11 @@ except {caught} as e:
     ("    import av", "ImportError", False),
     ("    from lightly.data._video import VideoDataset\n\n    AVAILABLE = True", "Exception", False),
     ("    import helion\n    import helion.language as hl\n    ERROR = None", "ImportError", False),
+    # nerfstudio's tinycudann and mace's torch_sim guards: a name rebound and unbound, an annotated plain binding
+    ("    import tinycudann\n\n    tcnn = tinycudann\n    del tinycudann\n    EXISTS = True", "ImportError", False),
+    ("    import torch_sim as ts\n\n    IMPORT_ERROR: Optional[ImportError] = None", "ImportError", False),
+    ("    import av\n    del av.logging", "ImportError", True),  # an attribute deleted: code of av's runs
+    ("    import av\n    LEVEL: int = av.logging.get_level()", "ImportError", True),
     ('    WEIGHTS = torch.load("weights.pt")', "Exception", True),
     ("    import av\n    av.logging.set_level(0)", "ImportError", True),
     ("    import av\n    if av.__version__ < '9':\n        raise ImportError('old av')", "ImportError", True),

@@ -279,13 +279,20 @@ def never_raised(handler: cst.ExceptHandler | cst.ExceptStarHandler, body: cst.B
 
 
 def only_imports(body: cst.BaseSuite) -> bool:
-    """A ``try`` body that imports and binds names to plain values, nothing else (``import av``,
-    ``AVAILABLE = True``): what fails there fails in the import machinery."""
-    return all(isinstance(line, cst.SimpleStatementLine) and all(
-        isinstance(small, (cst.Import, cst.ImportFrom, cst.Pass)) or (
-            isinstance(small, cst.Assign) and _plain(small.value) and all(isinstance(t.target, cst.Name)
-                                                                          for t in small.targets))
-        for small in line.body) for line in body.body)
+    """A ``try`` body that imports, binds names to plain values and unbinds names, nothing else (``import av``,
+    ``AVAILABLE = True``, ``ERROR: Optional[ImportError] = None``, ``tcnn = tinycudann; del tinycudann``): what fails
+    there fails in the import machinery."""
+    return all(isinstance(line, cst.SimpleStatementLine) and all(map(_binds_only, line.body)) for line in body.body)
+
+
+def _binds_only(small: cst.BaseSmallStatement) -> bool:
+    if isinstance(small, (cst.Import, cst.ImportFrom, cst.Pass)):
+        return True
+    if isinstance(small, cst.Assign):
+        return _plain(small.value) and all(isinstance(t.target, cst.Name) for t in small.targets)
+    if isinstance(small, cst.AnnAssign):
+        return isinstance(small.target, cst.Name) and (small.value is None or _plain(small.value))
+    return isinstance(small, cst.Del) and isinstance(small.target, cst.Name)
 
 
 def _plain(value: cst.BaseExpression) -> bool:

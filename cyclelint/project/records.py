@@ -69,6 +69,9 @@ class ClassSummary:
     passed_in: tuple[str, ...] = ()  # ``__init__`` parameters it keeps that its callers decide
     own_init: bool = False  # its ``__init__`` runs no base's ``__init__``
     storing: tuple[str, ...] = ()  # its methods but ``__init__`` that store on the instance
+    # X of the ``self.X`` its methods remove hook handles from (``for h in self.X: h.remove()``); known only of a class
+    # analysed in full (the engine), as ``clean_returns``
+    removes: tuple[str, ...] = ()
 
 
 @dataclass(kw_only=True)
@@ -186,7 +189,9 @@ class PendingWithdrawal(Placed):
     functions themselves only called so (project/callers.py). A cycle made in ``small``'s methods through their
     instances (or an unbounded cache on one, CYC402): withdrawn when none may hold anything of size
     (project/sizes.py), and, for a hook, when no definition of each of ``hooks`` stores anything on the instance
-    (what a hook is given is a module's inputs and outputs).
+    (what a hook is given is a module's inputs and outputs). A hook whose handle the instance keeps in ``self.X``:
+    withdrawn when a class of the instance's chain, its own or a base, removes the handles of ``removed``
+    ("Class.X"; ``ClassSummary.removes``), as torchcam's base ``_CAM.remove_hooks()`` does for its subclasses.
     Each record withdraws its finding on its own."""
 
     code: str
@@ -197,6 +202,7 @@ class PendingWithdrawal(Placed):
     # "Class.method" of the instances a cycle holds, made in that method: withdrawn if none holds anything of size
     small: list[str] = field(default_factory=list)
     hooks: list[str] = field(default_factory=list)  # "Class.method" registered as a hook: withdrawn if it stores nothing
+    removed: list[str] = field(default_factory=list)  # "Class.X" keeping the hook's handle: withdrawn if one removes it
 
 
 @dataclass

@@ -15,8 +15,8 @@ MAX_HAND_OFFS = 4  # ``self.registry.register_hook(hook)`` inside ``register_mut
 
 def withdrawals_to_analyse(results: Sequence[FileResult]) -> list[int]:
     """Indexes of the pre-filtered files that define a class (or a base of one) whose method a withdrawal asks
-    about: analysed in full, they say what its returns hold."""
-    asked = [(res.path, method_of(via)[0]) for res in results for w in res.withdrawals for via in w.via]
+    about, or whose removing of hook handles: analysed in full, they say what its returns hold and what it removes."""
+    asked = [(res.path, method_of(named)[0]) for res in results for w in res.withdrawals for named in (*w.via, *w.removed)]
     if not asked:
         return []
     files, homes = class_index(results)
@@ -28,7 +28,8 @@ def resolve_withdrawals(results: list[FileResult]) -> None:
     """Withdraw a loop's finding kept only through methods of classes the project defines, where each returns
     clean what the loop keeps of it; a hook registered through methods that keep nothing of it, or whose captured
     ``self.m`` are static or class methods of another file's base; a loop's finding in a function that the project
-    only calls with grad off; a cycle through instances that hold nothing of size."""
+    only calls with grad off; a cycle through instances that hold nothing of size; a hook whose handle a base class
+    removes."""
     if not any(res.withdrawals for res in results):
         return
     files, homes = class_index(results)
@@ -36,8 +37,9 @@ def resolve_withdrawals(results: list[FileResult]) -> None:
     sizes = Sizes(files, homes)
     for res in results:
         gone = {(w.line, w.column, w.code) for w in res.withdrawals
-                if (w.via or w.drops or w.unbound or w.callers or w.small)
+                if (w.via or w.drops or w.unbound or w.callers or w.small or w.removed)
                 and all(_returns_clean(via, res.path, files, homes) for via in w.via)
+                and all(_removed(handle, res.path, files, homes) for handle in w.removed)
                 and all(_keeps_nothing(*drop, res.path, files, homes) for drop in w.drops)
                 and all(_unbound(attr, res.path, files, homes) for attr in w.unbound)
                 and all(name.rpartition(".")[2] in off for name in w.callers)
@@ -86,6 +88,12 @@ def _unbound(attr: str, seen_from: str, files: dict[str, FileResult], homes: dic
     defining = [files[home].classes[c] for home, c in with_bases(cls, seen_from, files, homes)
                 if name in files[home].classes[c].methods or name in files[home].classes[c].unbound]
     return bool(defining) and all(name not in c.methods for c in defining)
+
+
+def _removed(handle: str, seen_from: str, files: dict[str, FileResult], homes: dict[str, list[str]]) -> bool:
+    """``Class.X``: the class or one of its bases removes the hook handles the instance keeps in ``self.X``."""
+    cls, attr = method_of(handle)
+    return any(attr in files[home].classes[name].removes for home, name in with_bases(cls, seen_from, files, homes))
 
 
 def method_of(via: str) -> tuple[str, str]:

@@ -380,6 +380,9 @@ class SelfCaptureRule(Checker):
         self.report(p.stmt, code, MESSAGES[code].format(obj=cap.holder or p.obj, where=p.where, what=cap.what))
         if p.registrar is not None and p.cls is not None:
             self.hand_on(p.stmt, PendingWithdrawal(code, [], [(p.cls.name, *p.registrar)]))
+        if p.hook and p.handle and p.cls is not None and any(b not in ("object", "") for b in p.cls.bases):
+            # the handle kept on the instance, which a base class may remove (its own class does not): the project says
+            self.hand_on(p.stmt, PendingWithdrawal(code, [], removed=[f"{p.cls.name}.{p.handle}"]))
         if p.cls is not None and all(c.method in p.unsure for c in p.captures):  # the project may show none is bound
             self.hand_on(p.stmt, PendingWithdrawal(code, [], unbound=[f"{p.cls.name}.{c.method}" for c in p.captures]))
         if p.cls is not None and p.fn is not None and p.obj == p.fn.instance and not any(
