@@ -125,7 +125,7 @@ NOT_CALLED = frozenset(
     {"checkpoint", "config", "cfg", "name", "names", "path", "dir", "type", "kwargs", "args", "id", "ids", "key",
      "keys", "class", "cls", "summary", "registry", "state", "dict", "list", "info", "size", "card", "file",
      "hub", "url", "scale", "scaler", "weight", "weights", "meter", "tracker", "history", "logger", "version",
-     "fn_name", "params", "parameters", "hook", "hooks", "wrapper", "factory", "builder", "cache",
+     "fn_name", "params", "parameters", "hook", "hooks", "wrapper", "factory", "builder", "cache", "map", "mapping",
      # a model's optimizer or learning-rate scheduler (``self.policy_scheduler(step)``) gives no forward pass
      "optimizer", "optimizers", "optim", "scheduler", "schedulers", "sched"}
 )
@@ -137,6 +137,16 @@ def name_tokens(name: str) -> tuple[str, ...]:
     """``("ddp", "model")`` for ``_ddp_model``, ``("model", "checkpoint")`` for ``ModelCheckpoint``. Remembered:
     a tree's names repeat, and the pre-filter and the walker each ask of most of them."""
     return tuple(t.lower() for t in _TOKEN_RE.findall(name))
+
+
+# what the data or the environment says: ``y_true``, ``targets``, ``labels``, ``gt_boxes``, ``rewards``
+GROUND_TRUTH_NOUNS = frozenset({"target", "targets", "label", "labels", "gt", "truth", "true", "reward", "rewards"})
+
+
+def ground_truth(name: str) -> bool:
+    """A parameter named as ground truth (``y_true``, ``targets``, ``rewards``): the last resort where only a ``Tensor``
+    annotation speaks for it. Labels come from the dataset and rewards from the environment, without a graph."""
+    return any(t in GROUND_TRUTH_NOUNS for t in name_tokens(name))
 
 
 REGISTERING_VERBS = frozenset({"add", "register", "append", "attach", "subscribe"})

@@ -48,6 +48,9 @@ LEAKS = {
                         "    return self.total.item()",
     "returns a constant": "def update(self, value: Tensor) -> bool:\n    self.total += value\n"
                           "    if len(self.items) < 3:\n        return False\n    return True",
+    # catalyst's R2 metric: the error sums the predictions, whatever the targets are
+    "predictions beside targets": "def update(self, y_pred: Tensor, y_true: Tensor):\n"
+                                  "    self.total += torch.sum((y_true - y_pred) ** 2)",
 }
 
 
@@ -90,6 +93,11 @@ QUIET = {
     "a module": "def add(self, layer: torch.nn.Module):\n    self.items.append(layer)",
     "grad off": "@torch.no_grad()\ndef update(self, value: Tensor):\n    self.total += value",
     "rebuilt": "def update(self, value: Tensor):\n    self.total = value * 2",
+    # ground truth, named so where only the annotation speaks: catalyst's R2 metric sums its targets, skrl's agents
+    # their environment's rewards
+    "the targets": "def update(self, y_pred: Tensor, y_true: Tensor):\n    self.total += torch.sum(y_true)",
+    "the rewards": "def record_transition(self, states: Tensor, rewards: Tensor):\n    self.total += rewards",
+    "the labels": "def add(self, labels: Tensor):\n    self.items.append(labels)",
 }
 
 
