@@ -15,7 +15,8 @@ MAX_HAND_OFFS = 4  # ``self.registry.register_hook(hook)`` inside ``register_mut
 
 def withdrawals_to_analyse(results: Sequence[FileResult]) -> list[int]:
     """Indexes of the pre-filtered files that define a class (or a base of one) whose method a withdrawal asks
-    about, or whose removing of hook handles: analysed in full, they say what its returns hold and what it removes."""
+    about, or whose removal of hook handles one asks about: analysed in full, they say what its returns hold and
+    which handles it removes."""
     asked = [(res.path, method_of(named)[0]) for res in results for w in res.withdrawals for named in (*w.via, *w.removed)]
     if not asked:
         return []
