@@ -59,6 +59,11 @@ class ClassInfo:
     released: dict[str, set[str]] = field(default_factory=dict)
     grad_off: set[str] = field(default_factory=set)  # methods defined to run with grad off (``@torch.no_grad()``)
 
+    @property
+    def has_bases(self) -> bool:
+        """It names a base class other than ``object``, whose methods may be another file's."""
+        return any(b not in ("object", "") for b in self.bases)
+
     def forward_pass(self, method: str) -> bool:
         """``self.method(x)``, a method of this class, is a forward pass by its name (``encode``, ``compute_loss``, and
         ``actor`` in a class known to be a module): in a module, whose parameters make a graph the evaluator does not

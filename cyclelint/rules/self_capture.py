@@ -369,7 +369,7 @@ class SelfCaptureRule(Checker):
         """``self.attr`` is a regular method (of the class or a base in this file). Inherited from a class this file
         does not define, for a hook argument it is taken for one, which the project may deny (``unsure``)."""
         kind = method_binding(cls, attr, self.walker.facts.classes)
-        if kind is None and p.hook and any(b not in ("object", "") for b in cls.bases):
+        if kind is None and p.hook and cls.has_bases:
             p.unsure.append(attr)
             return True
         return bool(kind)
@@ -380,7 +380,7 @@ class SelfCaptureRule(Checker):
         self.report(p.stmt, code, MESSAGES[code].format(obj=cap.holder or p.obj, where=p.where, what=cap.what))
         if p.registrar is not None and p.cls is not None:
             self.hand_on(p.stmt, PendingWithdrawal(code, [], [(p.cls.name, *p.registrar)]))
-        if p.hook and p.handle and p.cls is not None and any(b not in ("object", "") for b in p.cls.bases):
+        if p.hook and p.handle and p.cls is not None and p.cls.has_bases:
             # the handle kept on the instance, which a base class may remove (its own class does not): the project says
             self.hand_on(p.stmt, PendingWithdrawal(code, [], removed=[f"{p.cls.name}.{p.handle}"]))
         if p.cls is not None and all(c.method in p.unsure for c in p.captures):  # the project may show none is bound
