@@ -295,6 +295,55 @@ def test_an_object_of_a_class_of_another_file_is_judged_by_that_class(tmp_path, 
     assert rows(cyclelint, alone, "--no-cache") == [("./train.py", 10, "CYC302")]
 
 
+KEPT_STATE = textwrap.dedent(
+    """\
+    import torch
+    from metrics import Kept
+
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layer = torch.nn.Linear(2, 2)
+            self.kept = Kept()
+
+        def forward(self, x):
+            out = self.layer(x)
+            self.kept.add({"out": out})
+            return out
+    """
+)
+RING = ("class Kept:\n    def __init__(self):\n        self.values = []\n\n    def add(self, item):\n"
+        "        self.values.append(item)\n        if len(self.values) > 4:\n            self.values.pop(0)\n")
+
+
+@pytest.mark.parametrize(("metrics", "found"), [
+    # its add() keeps the last four entries (espnet 202511's sds ``Chat.append``)
+    (RING, []),
+    # its add() keeps every graph: reported at its own store, from this call's evidence, as in one file
+    (f"class Kept:\n    def __init__(self):\n        self.values = []\n\n    def add(self, values):\n        {KEEPS}\n",
+     [("./metrics.py", 7, "CYC305")]),
+    ("class Kept(list):\n    def add(self, value):\n        self.append(value)\n", [("./net.py", 13, "CYC305")]),
+    ("from elsewhere import Kept\n", [("./net.py", 13, "CYC305")]),  # a class the tree does not hold
+])
+def test_state_kept_by_an_object_of_a_class_of_another_file_is_judged_by_that_class(tmp_path, cyclelint, metrics,
+                                                                                     found):
+    """``self.kept.add(v)`` in a module's forward, ``self.kept`` an object of a class another file defines: judged
+    as the loop's ``kept.add(v)`` above, and as it is when one file holds both classes."""
+    (tmp_path / "metrics.py").write_text(metrics)
+    (tmp_path / "net.py").write_text(KEPT_STATE)
+    assert rows(cyclelint, tmp_path, "--no-cache") == found
+    (tmp_path / "pyproject.toml").write_text("")
+    staged = cyclelint("--format", "json", "--no-cache", "net.py", cwd=tmp_path)  # pre-commit's one staged file
+    assert [(f["line"], f["code"]) for f in json.loads(staged.stdout)["findings"]] == [
+        (line, code) for path, line, code in found if path == "./net.py"]
+    one = tmp_path / "one"
+    one.mkdir()
+    (one / "net.py").write_text(KEPT_STATE.replace("from metrics import Kept\n", metrics.replace(
+        "from elsewhere import Kept\n", "from elsewhere import Kept\n\n")))
+    assert [code for _, _, code in rows(cyclelint, one, "--no-cache")] == [code for _, _, code in found]
+
+
 HELPER_TRAIN = KEPT_TRAIN.replace("from metrics import Kept\n", "from helpers import run_step\nfrom metrics import Kept\n")
 HELPER_TRAIN = HELPER_TRAIN.replace("loss = model(x).sum()\n        loss.backward()", "out = run_step(model, x)")
 HELPER_TRAIN = HELPER_TRAIN.replace('{"loss": loss}', '{"out": out}')  # named for what it is, not like a loss

@@ -124,6 +124,9 @@ class PendingState(Placed):
     by_signature: bool = False
     # folded into state kept across calls (graph_inputs.folds_across_calls): the inputs of a forward() count only then
     folds: bool = True
+    # kept by ``self.x.append(v)`` on an object of this class of another file: quiet when the tree defines it as no
+    # container (its method keeps ``v`` or not, judged in its own file from this call's evidence)
+    object_of: str = ""
 
 
 @dataclass
@@ -168,11 +171,12 @@ class PendingGraph(Placed):
 class PendingStore(Placed):
     """``metrics.add(v)`` in a loop, keeping a graph-attached ``v``, with ``metrics`` an object of ``cls``, a class
     the file does not define: a CYC302 unless the tree defines ``cls`` as no container, down to every base. Its
-    method then keeps ``v`` or not as it says: judged in its own file (CYC305), from this call's evidence."""
+    method then keeps ``v`` or not as it says: judged in its own file (CYC305), from this call's evidence. ``code``:
+    CYC305 where ``v`` is kept across calls (``self.chat.append(v)``), not across a loop's iterations."""
 
-    code: ClassVar[str] = "CYC302"
     cls: str
     message: str
+    code: str = "CYC302"
 
 
 @dataclass

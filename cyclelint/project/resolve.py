@@ -116,6 +116,8 @@ def _resolve_states(results: list[FileResult]) -> None:
             fed_here = set(st.deps) & slot_params(slots, st.params)
             attached = st.attached and not (st.unless_no_grad and all(
                 _defined_without_grad(source, res.path, files, homes) for source in st.unless_no_grad))
+            if st.object_of and _no_container(st.object_of, res.path, files, homes):
+                continue  # ``self.chat.append(v)``: the class's own method keeps ``v`` or not, judged in its file
             if attached or forward or fed_here:
                 why = "" if attached or fed_here else " (forward() of a module: its inputs carry the caller's graph)"
                 res.findings.append(Finding(res.path, st.line, st.column, st.end_line, st.end_column, "CYC305",
@@ -207,14 +209,19 @@ def _resolve_stores(results: list[FileResult]) -> None:
     files, homes = class_index(results)
     for res in results:
         for st in res.stores:
-            chain = with_bases(st.cls, res.path, files, homes)
-            names = {name for _, name in chain} | {b.rsplit(".", 1)[-1] for b in PLAIN_BASES}
-            if not chain or any(not object_class(name, files[home].classes[name].bases)
-                                or any(b.rsplit(".", 1)[-1] not in names for b in files[home].classes[name].bases)
-                                for home, name in chain):
+            if not _no_container(st.cls, res.path, files, homes):
                 res.findings.append(Finding(res.path, st.line, st.column, st.end_line, st.end_column, st.code,
                                             st.message))
         res.stores = []
+
+
+def _no_container(cls: str, path: str, files: dict[str, FileResult], homes: dict[str, list[str]]) -> bool:
+    """The tree defines ``cls``, seen from ``path``, and every class it derives from, and none is a container."""
+    chain = with_bases(cls, path, files, homes)
+    names = {name for _, name in chain} | {b.rsplit(".", 1)[-1] for b in PLAIN_BASES}
+    return bool(chain) and all(object_class(name, files[home].classes[name].bases)
+                               and all(b.rsplit(".", 1)[-1] in names for b in files[home].classes[name].bases)
+                               for home, name in chain)
 
 
 def _library_grad_off(method: str, chain: set[tuple[str, str]], files: dict[str, FileResult],

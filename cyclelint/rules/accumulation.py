@@ -369,7 +369,8 @@ class AccumulationRule(Checker):
                 # judged with the project: a base class in another file may run the method with grad off
                 self.hand_on(c.stmt, PendingState(
                     method.cls.name, method.name, params, sorted(c.value.deps & graph),
-                    message("CYC305", c), known, decorators, unless, by_signature, folds))
+                    message("CYC305", c), known, decorators, unless, by_signature, folds,
+                    c.object_of if object_class(c.object_of) else ""))
         self.state = []
         if "CYC305" in self.enabled:
             for kept, found in ((self.walker.facts.evidence, self.evidence),
@@ -391,7 +392,7 @@ class AccumulationRule(Checker):
             return
         self.reported.add(id(c.stmt))
         if object_class(c.object_of):  # a class of another file: the project says whether it is a container
-            self.hand_on(c.stmt, PendingStore(c.object_of, message(code, c)))
+            self.hand_on(c.stmt, PendingStore(c.object_of, message(code, c), code))
         else:
             self.report(c.stmt, code, message(code, c), c.fix if code in FIXABLE else None)
         for record in c.withdrawals(code):  # attached only through methods of classes other files define
