@@ -98,6 +98,9 @@ QUIET = {
     "the targets": "def update(self, y_pred: Tensor, y_true: Tensor):\n    self.total += torch.sum(y_true)",
     "the rewards": "def record_transition(self, states: Tensor, rewards: Tensor):\n    self.total += rewards",
     "the labels": "def add(self, labels: Tensor):\n    self.items.append(labels)",
+    # a flag or a count as a tensor: a bool or integer dtype (agilerl 2.58.0's ``MicroBatchMetrics.add``)
+    "a flag": "def add(self, counted: torch.Tensor | bool = True):\n    self.items.append(counted.float())",
+    "a count": "def add(self, n: Union[int, Tensor]):\n    self.total += n",
 }
 
 
@@ -152,3 +155,20 @@ def test_a_pytree_spec_holds_no_tensor(kept, reported):
     """torch's ONNX input observer keeps each output's structure (``tree_flatten``'s spec): no tensor in it."""
     assert found(f"def add(self, res: Tensor):\n    leaves, spec = torch.utils._pytree.tree_flatten(res)\n"
                  f"    self.items.append({kept})") == ([(LINE + 1, "CYC305")] if reported else [])
+
+
+@pytest.mark.parametrize(("kept", "reported"), [("labels", False), ("embedded", True)])
+def test_a_forward_input_named_as_ground_truth_carries_no_graph(kept, reported):
+    """A module's ``forward`` is given tensors with history, but not its labels: flair 0.15.1's prototype decoder
+    counts ``one_hot(label_tensor).sum(0)`` into a buffer; counting the embeddings instead keeps their graphs."""
+    source = SOURCE.replace("class Kept:", "class Kept(torch.nn.Module):").format(body=f"""\
+    def forward(self, embedded, label_tensor=None):
+        self._count(embedded, label_tensor)
+        return embedded
+
+    def _count(self, embedded, labels):
+        self.total += {kept}.sum(0)""")
+    for prefilter in (True, False):
+        result = lint_source(source, "kept.py", DEFAULT_CODES, prefilter=prefilter)
+        resolve_project([result])
+        assert [(f.line, f.code) for f in result.findings] == ([(LINE + 4, "CYC305")] if reported else [])

@@ -55,6 +55,20 @@ def alternatives(ann: cst.BaseExpression | None) -> list[cst.BaseExpression]:
     return found
 
 
+def flag_or_count(ann: cst.BaseExpression | None) -> bool:
+    """``torch.Tensor | bool``, ``Union[int, Tensor]``: a tensor that stands for a flag or a count (agilerl's
+    ``counted: torch.Tensor | bool``), of a bool or integer dtype, which cannot require grad. ``Union[float, Tensor]``
+    is a real value, which may."""
+    kinds, names = alternatives(ann), set()
+    while kinds:
+        cur = kinds.pop()
+        if isinstance(cur, cst.Subscript) and last_part(dotted(cur.value)) == "Union":
+            kinds += [e.slice.value for e in cur.slice if isinstance(e.slice, cst.Index)]
+        else:
+            names.add(last_part(dotted(cur) or "") or "")
+    return bool(names & TENSOR_TYPES) and bool(names & {"bool", "int"}) and names <= TENSOR_TYPES | {"bool", "int", "None"}
+
+
 def named_type(ann: cst.BaseExpression | None) -> str | None:
     """The one type an annotation names, by its last name (``teacher: SentenceTransformer``,
     ``Optional[nn.Module]``, ``"Trainer | None"`` unparsed), when it names exactly one that is no typing construct."""

@@ -10,16 +10,16 @@ Only folds count for an annotation, and for the inputs of another object's ``for
 ``self.x = torch.cat([self.x, v])``, ``self.vals.append(v)``. A store into a slot the caller picks
 (``self.outputs[frame] = v``) is a table the caller manages, and a method that returns what it grows (a KV cache's
 ``update`` returning the keys so far) is one step of the caller's forward computation: the caller holds the result
-anyway, and drops the object with it. An integer tensor holds no graph, nor does a parameter named as ground truth
-(``update(self, y_pred: Tensor, y_true: Tensor)``: labels come from the dataset, rewards from the environment), and a
-base class the tree does not hold may run the method with grad off (the project judges that:
-``PendingState.by_signature``)."""
+anyway, and drops the object with it. An integer tensor holds no graph, nor does one annotated as a flag or a count
+(``counted: Tensor | bool``), nor a parameter named as ground truth (``update(self, y_pred: Tensor, y_true:
+Tensor)``: labels come from the dataset, rewards from the environment), and a base class the tree does not hold may
+run the method with grad off (the project judges that: ``PendingState.by_signature``)."""
 from __future__ import annotations
 
 import libcst as cst
 
 from ..analysis import exprs as ex
-from ..analysis.holds import annotation_names, annotation_of, plain_annotation
+from ..analysis.holds import annotation_names, annotation_of, flag_or_count, plain_annotation
 from ..analysis.scopes import Function
 from ..project.records import slot_params
 from ..vocabulary import GRAD_TENSOR_TYPES, SAFE_ATTRS, SAFE_CALLS, SAFE_METHODS, ground_truth
@@ -28,10 +28,11 @@ from .store_shapes import item_targets
 
 
 def forward_inputs(fn: Function) -> set[str]:
-    """The parameters of ``forward`` of a module class: they carry autograd history."""
+    """The parameters of ``forward`` of a module class: they carry autograd history, but for one named as ground
+    truth (``forward(self, embedded, label_tensor)``): labels come from the dataset, as for an annotation."""
     cls = fn.cls
     module_forward = fn.name == "forward" and cls is not None and cls.is_module
-    return graph_params(fn) if module_forward else set()
+    return {p for p in graph_params(fn) if not ground_truth(p)} if module_forward else set()
 
 
 def graph_params(fn: Function) -> set[str]:
@@ -62,7 +63,8 @@ def caller_tensors(c: Candidate, method: Function, params: set[str], folds: bool
         return set(), None
     leaf = c.code == "CYC302" and isinstance(c.expr, cst.Name)
     types = GRAD_TENSOR_TYPES - {"Parameter"} if leaf else GRAD_TENSOR_TYPES
-    typed = {p: annotation_names(annotation_of(p, method), types) for p in sorted(params) if not ground_truth(p)}
+    typed = {p: annotation_names(ann, types) for p in sorted(params)
+             if not ground_truth(p) and not flag_or_count(ann := annotation_of(p, method))}
     typed = {p: words for p, words in typed.items() if words}
     if not typed:
         return set(), None
