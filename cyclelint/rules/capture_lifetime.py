@@ -1,5 +1,6 @@
 """Facts the CYC1 rule asks about how long a captured object lives: whether the call that set a
-capture up also takes it down (a restore, a removed handle, a started thread), and whether a hooked
+capture up also takes it down (a restore, a removed handle, a started thread), or another method of its class
+restores what it patched, and whether a hooked
 tensor is made by that call. Whether the captured instance holds anything of size is the project's
 question (project/sizes.py)."""
 from __future__ import annotations
@@ -7,6 +8,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis import exprs as ex
+from ..analysis.class_facts import own_attr
 from ..analysis.scopes import ClassInfo, Function
 from ..analysis.weak import is_weak
 from ..vocabulary import HOOK_RE, NO_GRAD_CONTEXTS, STORE_METHODS, THREADS
@@ -139,3 +141,35 @@ def method_binding(cls: ClassInfo, attr: str, classes: dict[str, ClassInfo]) -> 
             return False
         todo.extend(b for b in (classes.get(ex.last_part(n)) for n in c.bases) if b)
     return None
+
+
+class PairedRestores:
+    """A slot of an object the instance holds, patched by one method, which keeps the old value on the instance, and
+    set back to that value by another method, one the first does not call: fastai's callbacks set
+    ``self.learn.loss_func = self.lf`` in ``before_train`` after ``self.old_lf = self.learn.loss_func``, and
+    ``after_train`` restores ``self.learn.loss_func = self.old_lf``. The class undoes the patch, as a teardown does;
+    a setter's argument is no such restore. Only a method's own body counts: a nested function may never run."""
+
+    def __init__(self):
+        self.saved: dict[tuple[int, str], set[str]] = {}  # (class, method) -> X of the ``self.X = ...`` it makes
+        self.restores: dict[tuple[int, str], set[tuple[str, str]]] = {}  # (class, slot) -> (method, X): ``slot = self.X``
+
+    def note(self, store, fn: Function) -> None:
+        method = fn.enclosing_method()
+        if method is not fn or method.cls is None or store.kind != "attr" or store.augmented or not store.target:
+            return
+        kept = own_attr(store.target, fn.instance)
+        if kept:
+            self.saved.setdefault((id(method.cls), method.name), set()).add(kept)
+        restored = own_attr(ex.dotted(store.value), fn.instance) if isinstance(store.value, cst.Attribute) else None
+        if restored and own_attr(store.target, fn.instance, nested=True):
+            self.restores.setdefault((id(method.cls), store.target), set()).add((method.name, restored))
+
+    def restored(self, cls: ClassInfo, fn: Function | None, obj: str, slot: str | None) -> bool:
+        """``slot``, patched in ``fn`` with a callable capturing ``obj``, is restored by another method of ``cls``."""
+        method = fn.enclosing_method() if fn is not None else None
+        if method is not fn or method is None or slot is None or obj != method.instance:
+            return False
+        saved = self.saved.get((id(cls), method.name), set())
+        return any(other != method.name and other not in method.self_loads and attr in saved
+                   for other, attr in self.restores.get((id(cls), slot), ()))

@@ -23,6 +23,7 @@ from ..reading import ATTRIBUTE, LAMBDA, NAME
 from ..vocabulary import CLASS_NAMES, HOOK_RE, PARTIALS, TENSOR_HOOKS
 from .base import Checker
 from .capture_lifetime import (
+    PairedRestores,
     handle_attr,
     is_thread,
     made_here,
@@ -93,6 +94,7 @@ class SelfCaptureRule(Checker):
         # super().__init__(self.m): (class, method, call, its constructor call), judged at leave_class
         self.handed: list[tuple[ClassInfo, str, cst.CSTNode, PendingCtor]] = []
         self.result_slots: dict[tuple[int, str], str] = {}  # (class, method) -> X of ``self.X = self.method(...)``
+        self.restores = PairedRestores()  # a slot patched by one method and restored by another
 
     # -- what a value captures ---------------------------------------------
     def capture(self, expr: cst.BaseExpression, names: set[str], fn: Function, target_attr: str | None = None) -> Capture | None:
@@ -188,6 +190,7 @@ class SelfCaptureRule(Checker):
     # -- stores ------------------------------------------------------------
     def on_store(self, store, fn):
         self.kept.setdefault(id(fn), set()).update(held_names(store.value))
+        self.restores.note(store, fn)
         if store.owner is None:
             return
         obj = store.owner.split(".", 1)[0]
@@ -350,7 +353,7 @@ class SelfCaptureRule(Checker):
             p.captures = [c for c in p.captures if c.method is None or self._is_bound_method(cls, p, c.method)]
             if p.returned_by is not None and p.handle is None:
                 p.handle = self.result_slots.get((id(cls), p.returned_by))
-            if self._torn_down(cls, p):
+            if self._torn_down(cls, p) or self.restores.restored(cls, p.fn, p.obj, p.slot):
                 continue
             if p.captures and not (p.hook and p.handle and p.handle in cls.removed_attrs):
                 self._emit(p)
