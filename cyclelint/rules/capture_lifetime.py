@@ -1,8 +1,7 @@
 """Facts the CYC1 rule asks about how long a captured object lives: whether the call that set a
-capture up also takes it down (a restore, a removed handle, a started thread), or another method of its class
-restores what it patched, and whether a hooked
-tensor is made by that call. Whether the captured instance holds anything of size is the project's
-question (project/sizes.py)."""
+capture up also takes it down (a restore, a removed handle, a started thread) or another method of its
+class restores what it patched, and whether a hooked tensor is made by that call. Whether the captured
+instance holds anything of size is the project's question (project/sizes.py)."""
 from __future__ import annotations
 
 import libcst as cst
