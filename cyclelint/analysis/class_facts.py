@@ -3,7 +3,7 @@ sets, which hold modules and of which class, the ``__init__`` parameters it keep
 method drops again (a teardown)."""
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -111,6 +111,11 @@ def key_text(key: cst.BaseExpression) -> str | None:
 
 def torn_down(cls: ClassInfo, slot: str, method: Function) -> bool:
     """What ``method`` stores in ``slot`` (``X`` of ``self.X``, or a keyed item: ``note_release``) is dropped
-    again by another method of the class, one that ``method`` does not call itself (a ``self._reset()`` before
-    the store is no teardown)."""
-    return bool(cls.released.get(slot, set()) - {method.name} - method.self_loads)
+    again by another method of the class (:func:`undoing`)."""
+    return bool(undoing(cls.released.get(slot, ()), method))
+
+
+def undoing(methods: Iterable[str], method: Function) -> set[str]:
+    """Of ``methods`` of its class, those that may undo what ``method`` did: the others, which ``method`` does not
+    call itself (a ``self._reset()`` before the store is no teardown)."""
+    return set(methods) - {method.name} - method.self_loads

@@ -101,6 +101,8 @@ def _resolve_states(results: list[FileResult]) -> None:
                     kept.setdefault((home, name, method), set()).add(slot)
     for res in results:
         for st in res.states:
+            if st.object_of and _no_container(st.object_of, res.path, files, homes):
+                continue  # ``self.chat.append(v)``: the class's own method keeps ``v`` or not, judged in its file
             chain = with_bases(st.cls, res.path, files, homes)
             if any(st.method in files[home].classes[name].grad_off for home, name in chain) or _library_grad_off(
                     st.method, chain, files, homes):
@@ -116,8 +118,6 @@ def _resolve_states(results: list[FileResult]) -> None:
             fed_here = set(st.deps) & slot_params(slots, st.params)
             attached = st.attached and not (st.unless_no_grad and all(
                 _defined_without_grad(source, res.path, files, homes) for source in st.unless_no_grad))
-            if st.object_of and _no_container(st.object_of, res.path, files, homes):
-                continue  # ``self.chat.append(v)``: the class's own method keeps ``v`` or not, judged in its file
             if attached or forward or fed_here:
                 why = "" if attached or fed_here else " (forward() of a module: its inputs carry the caller's graph)"
                 res.findings.append(Finding(res.path, st.line, st.column, st.end_line, st.end_column, "CYC305",

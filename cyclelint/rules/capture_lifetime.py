@@ -7,7 +7,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis import exprs as ex
-from ..analysis.class_facts import own_attr
+from ..analysis.class_facts import own_attr, undoing
 from ..analysis.scopes import ClassInfo, Function
 from ..analysis.weak import is_weak
 from ..vocabulary import HOOK_RE, NO_GRAD_CONTEXTS, STORE_METHODS, THREADS
@@ -144,7 +144,7 @@ def method_binding(cls: ClassInfo, attr: str, classes: dict[str, ClassInfo]) -> 
 
 class PairedRestores:
     """A slot of an object the instance holds, patched by one method, which keeps the old value on the instance, and
-    set back to that value by another method, one the first does not call: fastai's callbacks set
+    set back to that value by another method that may undo it (``class_facts.undoing``): fastai's callbacks set
     ``self.learn.loss_func = self.lf`` in ``before_train`` after ``self.old_lf = self.learn.loss_func``, and
     ``after_train`` restores ``self.learn.loss_func = self.old_lf``. The class undoes the patch, as a teardown does;
     a setter's argument is no such restore. Only a method's own body counts: a nested function may never run."""
@@ -170,5 +170,4 @@ class PairedRestores:
         if method is not fn or method is None or slot is None or obj != method.instance:
             return False
         saved = self.saved.get((id(cls), method.name), set())
-        return any(other != method.name and other not in method.self_loads and attr in saved
-                   for other, attr in self.restores.get((id(cls), slot), ()))
+        return bool(undoing({other for other, attr in self.restores.get((id(cls), slot), ()) if attr in saved}, method))
