@@ -18,9 +18,9 @@ from .astutil import (
     statements,
     stores,
 )
-from .grad_wrappers import grad_off_methods, library_grad_off, no_grad_defs
+from .grad_wrappers import eval_callers, grad_off_methods, library_grad_off, loop_grad_off, no_grad_defs
 from .instance_holds import Holds, class_holds, torch_bound
-from .project.imports import Imported, import_origins
+from .project.imports import import_origins
 from .project.records import ArgumentDrops, MethodKeeps
 from .vocabulary import (
     CACHES,
@@ -42,10 +42,10 @@ class MethodFacts(NamedTuple):
     unbound: list[str]  # its static and class methods
 
 
-def class_summaries(tree: ast.Module, grad_wrappers: bool = True, imports: dict[str, Imported] | None = None) -> dict:
+def class_summaries(tree: ast.Module, grad_wrappers: bool = True, imports: dict[str, str] | None = None) -> dict:
     """Per class: the ``__init__`` parameters and which of them ``__init__`` stores on ``self``;
     ``grad_wrappers``: whether the file may wrap methods with grad off (:func:`may_turn_grad_off`); ``imports``:
-    the file's, when it may name a library base that does (:func:`grad_wrappers.library_imports`)."""
+    what the file's imports bind, when it may name a library base that does (:func:`grad_wrappers.library_imports`)."""
     out: dict[str, dict] = {}
     module_classes: set[str] = set()
     file_classes = _file_classes(tree)
@@ -82,6 +82,8 @@ def class_summaries(tree: ast.Module, grad_wrappers: bool = True, imports: dict[
                           "no_grad_defs": no_grad_defs(node) if grad_wrappers else [], "methods": methods,
                           "keeps": keeps, "weak_slots": weak, "drops": drops, "unbound": unbound,
                           "library_grad_off": library_grad_off(node, imports) if imports is not None else {},
+                          "loop_grad_off": loop_grad_off(node, imports) if imports is not None else [],
+                          "eval_callers": eval_callers(node),
                           **holds.summary_fields()}
     return out
 

@@ -15,10 +15,12 @@ from .documents import NotebookError, open_document
 from .files import read_source, unreadable
 from .findings import RULES, FileWarning, Finding
 from .grad_wrappers import (
+    eval_callers_by_class,
     grad_off_by_class,
     grad_off_decorators,
     library_grad_off_by_class,
     library_imports,
+    loop_grad_off_by_class,
     may_turn_grad_off,
 )
 from .instance_holds import called_classes
@@ -173,13 +175,17 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
     facts.grad_off_decorators = set(result.grad_off_decorators)
     facts.generated_inits = generated_inits(tree) if tree is not None else {}
     facts.imported = import_origins(tree) if tree is not None else {}
+    origins = library_imports(tree, text) if tree is not None else None
+    loops = loop_grad_off_by_class(tree, origins) if tree is not None else {}
+    facts.loop_grad_off = {name: set(methods) for name, methods in loops.items()}
     rules = [rule(lambda *report: reports.append(report), enabled, lambda *record: handed.append(record))
              for rule in ALL_RULES if set(rule.codes) & enabled]
     walker = Walker(facts, rules)
     walker.run(module)
     grad_off = grad_off_by_class(tree) if may_wrap else {}
     methods = class_methods(tree) if tree is not None else {}
-    library = library_grad_off_by_class(tree, library_imports(tree, text)) if tree is not None else {}
+    library = library_grad_off_by_class(tree, origins) if tree is not None else {}
+    evals = eval_callers_by_class(tree) if tree is not None else {}
     clean = walker.evaluator.returns.clean_positions()
     holdings = class_holdings(tree, {name for name, info in facts.classes.items() if info.is_module},
                               facts.imported) if tree is not None else {}
@@ -190,6 +196,7 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
             info.init_params, sorted(info.kept_params), info.bases, info.is_module,
             "__init__" in info.methods or name in facts.generated_inits, *grad_off.get(name, ([], [])),
             methods=listed, keeps=keeps, weak_slots=weak, drops=drops, unbound=unbound, library_grad_off=library.get(name, {}),
+            loop_grad_off=loops.get(name, []), eval_callers=evals.get(name, {}),
             clean_returns=clean.get(name, {}), removes=tuple(sorted(info.removed_attrs)),
             **(holds.summary_fields() if holds else {}),
         )

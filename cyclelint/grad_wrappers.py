@@ -13,13 +13,25 @@ from __future__ import annotations
 import ast
 
 from .astutil import class_defs, dotted, statements
-from .project.imports import Imported, from_imports
+from .project.imports import import_origins
 from .vocabulary import NO_GRAD_CONTEXTS
 
 GRAD_OFF_WORDS = (*sorted(NO_GRAD_CONTEXTS), "set_grad_enabled")
 # (top-level package, class) -> the methods that class runs with grad off for every subclass: torchmetrics' Metric
 # wraps ``update`` as above since 0.7.3 (the release that fixed the leak of 0.7.2's MeanMetric)
 LIBRARY_GRAD_OFF = {("torchmetrics", "Metric"): ("update",)}
+# Lightning's evaluation and prediction loops run under ``no_grad``/``inference_mode`` (``_no_grad_context`` on
+# their ``run()``; in 1.x the trainer's evaluation context): each step, each hook of a module or a callback they call
+LIGHTNING_EVAL = tuple(sorted({
+    *(f"{kind}_step" for kind in ("validation", "test", "predict")),
+    *(f"{kind}_epoch_end" for kind in ("validation", "test")),  # 1.x
+    *(f"on_{kind}_{when}" for kind in ("validation", "test", "predict")
+      for when in ("start", "end", "epoch_start", "epoch_end", "batch_start", "batch_end")),
+}))
+# (top-level package, class) -> the methods a library's own loop calls with grad off on every subclass, whoever
+# defines the class (unlike a wrapper, nothing in the class itself says so: linting the library changes nothing)
+LOOP_GRAD_OFF = {(package, cls): LIGHTNING_EVAL for package in ("lightning", "pytorch_lightning")
+                 for cls in ("LightningModule", "Callback")}
 
 
 def may_turn_grad_off(text: str | bytes) -> bool:
@@ -89,32 +101,51 @@ def _alternatives(expr: ast.expr) -> list[ast.expr]:
     return _alternatives(expr.body) + _alternatives(expr.orelse) if isinstance(expr, ast.IfExp) else [expr]
 
 
-def library_grad_off(node: ast.ClassDef, imports: dict[str, Imported]) -> dict[str, list[str]]:
-    """Base (as the class names it) -> the methods :data:`LIBRARY_GRAD_OFF` says it runs with grad off, for the
-    bases ``from torchmetrics import Metric`` (or ``torchmetrics.Metric``) names. The project drops those of a
-    base the tree defines: then it reads the wrapper itself."""
+def library_grad_off(node: ast.ClassDef, origins: dict[str, str],
+                     known: dict[tuple[str, str], tuple[str, ...]] = LIBRARY_GRAD_OFF) -> dict[str, list[str]]:
+    """Base (as the class names it) -> the methods ``known`` (:data:`LIBRARY_GRAD_OFF` by default) says it runs with
+    grad off, for the bases that name its class through the file's imports (``from torchmetrics import Metric``,
+    ``torchmetrics.Metric``, ``pl.LightningModule`` with ``import pytorch_lightning as pl``). ``origins``:
+    :func:`project.imports.import_origins`. The project drops those of a base the tree defines: then it reads the
+    wrapper itself."""
     out = {}
     for base in node.bases:
         path = dotted(base) or ""
         head, _, rest = path.partition(".")
-        level, module, name = imports.get(head, (0, "", head))
-        origin = ".".join(part for part in (module, name, rest) if part)
-        methods = LIBRARY_GRAD_OFF.get((origin.split(".")[0], origin.rsplit(".", 1)[-1])) if level == 0 else None
+        origin = ".".join(part for part in (origins.get(head, head), rest) if part)
+        methods = None if origin.startswith(".") else known.get((origin.split(".")[0], origin.rsplit(".", 1)[-1]))
         if methods:
             out[path] = list(methods)
     return out
 
 
-def library_imports(tree: ast.Module, text: str | bytes) -> dict[str, Imported] | None:
-    """The file's ``from`` imports when it may name a base of :data:`LIBRARY_GRAD_OFF`, else None."""
-    words = {package for package, _ in LIBRARY_GRAD_OFF}
-    return from_imports(tree) if any((w if isinstance(text, str) else w.encode()) in text for w in words) else None
+def loop_grad_off(node: ast.ClassDef, origins: dict[str, str]) -> list[str]:
+    """The methods of ``node`` a library's loop runs with grad off through one of its bases (:data:`LOOP_GRAD_OFF`)."""
+    return sorted({m for methods in library_grad_off(node, origins, LOOP_GRAD_OFF).values() for m in methods})
 
 
-def library_grad_off_by_class(tree: ast.Module, imports: dict[str, Imported] | None) -> dict[str, dict[str, list[str]]]:
+def library_imports(tree: ast.Module, text: str | bytes) -> dict[str, str] | None:
+    """What the file's imports bind (:func:`project.imports.import_origins`) when it may name a base of
+    :data:`LIBRARY_GRAD_OFF` or :data:`LOOP_GRAD_OFF`, else None."""
+    words = {package for package, _ in (*LIBRARY_GRAD_OFF, *LOOP_GRAD_OFF)}
+    return import_origins(tree) if any((w if isinstance(text, str) else w.encode()) in text for w in words) else None
+
+
+def library_grad_off_by_class(tree: ast.Module, origins: dict[str, str] | None) -> dict[str, dict[str, list[str]]]:
     """:func:`library_grad_off` of every class of the module that has some."""
-    found = ((node.name, library_grad_off(node, imports)) for node in class_defs(tree)) if imports is not None else ()
+    found = ((node.name, library_grad_off(node, origins)) for node in class_defs(tree)) if origins is not None else ()
     return {name: bases for name, bases in found if bases}
+
+
+def loop_grad_off_by_class(tree: ast.Module, origins: dict[str, str] | None) -> dict[str, list[str]]:
+    """:func:`loop_grad_off` of every class of the module that has some."""
+    found = ((node.name, loop_grad_off(node, origins)) for node in class_defs(tree)) if origins is not None else ()
+    return {name: methods for name, methods in found if methods}
+
+
+def eval_callers_by_class(tree: ast.Module) -> dict[str, dict[str, list[str]]]:
+    """:func:`eval_callers` of every class of the module that has some."""
+    return {node.name: found for node in class_defs(tree) if (found := eval_callers(node))}
 
 
 def grad_off_by_class(tree: ast.Module) -> dict[str, tuple[list[str], list[str]]]:
@@ -126,6 +157,33 @@ def grad_off_by_class(tree: ast.Module) -> dict[str, tuple[list[str], list[str]]
         if found[0] or found[1]:
             out[node.name] = found
     return out
+
+
+def eval_callers(cls: ast.ClassDef) -> dict[str, list[str]]:
+    """For a class with a method Lightning evaluates with (:data:`LIGHTNING_EVAL`): its helper methods -> the
+    methods of the class that call each on their instance (``validation_step`` and ``test_step`` both calling
+    ``self.evaluation_step(batch)``). The project lets a helper whose every caller runs with grad off run so too.
+    Left out: a method read other than by such a call (a callback handed on), ``forward`` (``self(x)`` calls
+    it), dunders and hooks (``on_*``, ``training_step``: the framework calls those itself)."""
+    methods = {f.name: f for f in cls.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    if not methods.keys() & set(LIGHTNING_EVAL):
+        return {}
+    callers: dict[str, set[str]] = {}
+    read: set[str] = set()
+    for name, f in methods.items():
+        this = _self_name(f)
+        nodes = list(ast.walk(f))
+        calls = {id(node.func) for node in nodes if isinstance(node, ast.Call)}
+        for node in nodes:
+            if isinstance(node, ast.Attribute) and node.attr in methods:
+                on_self = isinstance(node.value, ast.Name) and node.value.id == this
+                (callers.setdefault(node.attr, set()).add(name) if on_self and id(node) in calls
+                 else read.add(node.attr))
+    return {m: sorted(by) for m, by in callers.items() if m not in read and not _framework_called(m)}
+
+
+def _framework_called(name: str) -> bool:
+    return name in ("forward", "training_step") or name.startswith(("on_", "__"))
 
 
 def _self_name(f: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:

@@ -151,6 +151,7 @@ class FileFacts:
     evidence: list = field(default_factory=list)  # (class, method, slot): calls here that pass graph-attached values
     input_evidence: list = field(default_factory=list)  # ... that pass only the inputs of their forward()
     grad_off_decorators: set[str] = field(default_factory=set)  # functions of this file whose decoratee runs without grad
+    loop_grad_off: dict[str, set[str]] = field(default_factory=dict)  # class -> methods a library's loop runs so
     # classes whose ``__init__`` a ``@dataclass`` or ``NamedTuple`` writes: (parameters, those kept on the instance)
     generated_inits: dict[str, tuple[list[str], list[str]]] = field(default_factory=dict)
     imported: dict[str, str] = field(default_factory=dict)  # what the names its imports bind stand for, dotted

@@ -59,6 +59,9 @@ class ClassSummary:
     weak_slots: list[str] = field(default_factory=list)  # attributes ``obj.X = v`` sets keeping nothing of v
     # base -> the methods it runs with grad off, known of a library (grad_wrappers.LIBRARY_GRAD_OFF)
     library_grad_off: dict[str, list[str]] = field(default_factory=dict)
+    loop_grad_off: list[str] = field(default_factory=list)  # methods a library's loop runs with grad off (LOOP_GRAD_OFF)
+    # helper -> the methods of the class that call it on the instance, for a class Lightning evaluates (eval_callers)
+    eval_callers: dict[str, list[str]] = field(default_factory=dict)
     # method -> the positions of its returned tuples (-1: the whole) that hold no graph nor anything of its arguments
     clean_returns: dict[str, list[int]] = field(default_factory=dict)
     # its own stores show nothing of size (instance_holds.py): the other classes it asks about say. False, the common

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from ..findings import Finding
 from ..noqa import suppressed
-from ..vocabulary import PLAIN_BASES, object_class, registers
+from ..vocabulary import EVAL_STEPS, PLAIN_BASES, object_class, registers
 from .classes import class_index, with_bases
 from .records import ClassSummary, FileResult, PendingCtor, StateGrowth, slot_params
 from .summaries import resolve_graphs
@@ -104,9 +104,8 @@ def _resolve_states(results: list[FileResult]) -> None:
             if st.object_of and _no_container(st.object_of, res.path, files, homes):
                 continue  # ``self.chat.append(v)``: the class's own method keeps ``v`` or not, judged in its file
             chain = with_bases(st.cls, res.path, files, homes)
-            if any(st.method in files[home].classes[name].grad_off for home, name in chain) or _library_grad_off(
-                    st.method, chain, files, homes):
-                continue  # the method always runs under the class's own no_grad wrapper, or a library base's
+            if _runs_without_grad(st.method, chain, files, homes):
+                continue  # a wrapper of the class or of a library base, or a library's loop, runs it with grad off
             if grad_off_decorators.intersection(st.decorators):
                 continue  # decorated with a function of the project that runs it under no_grad/inference_mode
             if st.by_signature and _unread_bases(chain, files, homes):
@@ -139,8 +138,7 @@ def _resolve_dispatches(results: list[FileResult]) -> None:
         for name, summary in res.classes.items():
             for method, growth in summary.grows.items():
                 chain = with_bases(name, res.path, files, homes)
-                if grad_off_decorators.intersection(growth.decorators) or any(
-                        method in files[home].classes[base].grad_off for home, base in chain):
+                if grad_off_decorators.intersection(growth.decorators) or _runs_without_grad(method, chain, files, homes):
                     continue
                 for home, base in chain - {(res.path, name)}:
                     overrides.setdefault((home, base, method), []).append(
@@ -222,6 +220,21 @@ def _no_container(cls: str, path: str, files: dict[str, FileResult], homes: dict
     return bool(chain) and all(object_class(name, files[home].classes[name].bases)
                                and all(b.rsplit(".", 1)[-1] in names for b in files[home].classes[name].bases)
                                for home, name in chain)
+
+
+def _runs_without_grad(method: str, chain: set[tuple[str, str]], files: dict[str, FileResult],
+                       homes: dict[str, list[str]], seen: frozenset[str] = frozenset()) -> bool:
+    """``method`` of the classes of ``chain`` (a class and its bases) always runs with grad off: a class's own
+    wrapper runs it so (``grad_off``), a library base's (:func:`_library_grad_off`) or a library's loop
+    (``loop_grad_off``: Lightning's evaluation), it is an evaluation step of a module (as in one file), or it is a
+    helper that each of its callers in those classes, on the instance, calls with grad off (``eval_callers``)."""
+    summaries = [files[home].classes[name] for home, name in chain]
+    if any(method in c.grad_off or method in c.loop_grad_off for c in summaries) or _library_grad_off(
+            method, chain, files, homes) or (method in EVAL_STEPS and any(c.is_module for c in summaries)):
+        return True
+    callers = [by for c in summaries if (by := c.eval_callers.get(method))]
+    return bool(callers) and method not in seen and all(
+        _runs_without_grad(caller, chain, files, homes, seen | {method}) for by in callers for caller in by)
 
 
 def _library_grad_off(method: str, chain: set[tuple[str, str]], files: dict[str, FileResult],
