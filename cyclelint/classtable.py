@@ -21,6 +21,7 @@ from .astutil import (
 from .grad_wrappers import eval_callers, grad_off_methods, library_grad_off, loop_grad_off, no_grad_defs
 from .instance_holds import Holds, class_holds, torch_bound
 from .project.imports import import_origins
+from .restarts import class_starts
 from .project.records import ArgumentDrops, MethodKeeps
 from .vocabulary import (
     CACHES,
@@ -83,7 +84,7 @@ def class_summaries(tree: ast.Module, grad_wrappers: bool = True, imports: dict[
                           "keeps": keeps, "weak_slots": weak, "drops": drops, "unbound": unbound,
                           "library_grad_off": library_grad_off(node, imports) if imports is not None else {},
                           "loop_grad_off": loop_grad_off(node, imports) if imports is not None else [],
-                          "eval_callers": eval_callers(node),
+                          "eval_callers": eval_callers(node), "starts": class_starts(node),
                           **holds.summary_fields()}
     return out
 

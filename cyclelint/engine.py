@@ -28,6 +28,7 @@ from .noqa import SKIP_FILE, noqa_codes, suppressed, unknown_codes
 from .parsing import AstError, libcst_may_try, libcst_syntax_message, parse_ast, parse_cst
 from .prefilter import scan_file
 from .project.imports import import_origins, kept_imports
+from .restarts import starts_by_class
 from .project.records import (
     ClassSummary,
     FileResult,
@@ -186,6 +187,7 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
     methods = class_methods(tree) if tree is not None else {}
     library = library_grad_off_by_class(tree, origins) if tree is not None else {}
     evals = eval_callers_by_class(tree) if tree is not None else {}
+    starts = starts_by_class(tree) if tree is not None else {}
     clean = walker.evaluator.returns.clean_positions()
     holdings = class_holdings(tree, {name for name, info in facts.classes.items() if info.is_module},
                               facts.imported) if tree is not None else {}
@@ -196,12 +198,15 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
             info.init_params, sorted(info.kept_params), info.bases, info.is_module,
             "__init__" in info.methods or name in facts.generated_inits, *grad_off.get(name, ([], [])),
             methods=listed, keeps=keeps, weak_slots=weak, drops=drops, unbound=unbound, library_grad_off=library.get(name, {}),
-            loop_grad_off=loops.get(name, []), eval_callers=evals.get(name, {}),
+            loop_grad_off=loops.get(name, []), eval_callers=evals.get(name, {}), starts=starts.get(name, {}),
             clean_returns=clean.get(name, {}), removes=tuple(sorted(info.removed_attrs)),
             **(holds.summary_fields() if holds else {}),
         )
     result.evidence, result.input_evidence = facts.evidence, facts.input_evidence
     result.grad_calls = facts.grad_calls
+    defined = {method for info in facts.classes.values() for method in info.methods}
+    result.own_calls = {called: tuple(sorted(sites)) for called, sites in (facts.grad_calls or {}).items()
+                        if "." in called or called in defined}
     # what its functions return, for callers elsewhere; its methods' too where a value kept here asks another file
     asks = any(isinstance(record, PendingGraph) for _, record in handed)
     result.summaries = walker.evaluator.returns.summaries(methods=asks)
@@ -247,7 +252,9 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
             kept.append(placed)
     for st in result.states:  # what a subclass's override does with what its base class hands it
         if st.deps and st.cls in result.classes:
-            result.classes[st.cls].grows.setdefault(st.method, StateGrowth(st.params, st.deps, st.line, st.decorators))
+            growth = result.classes[st.cls].grows.setdefault(
+                st.method, StateGrowth(st.params, st.deps, st.line, st.decorators))
+            growth.slots.append(st.slot)
     return found
 
 

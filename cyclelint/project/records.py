@@ -37,6 +37,7 @@ class StateGrowth:
     deps: list[str]  # the parameters the grown value comes from
     line: int
     decorators: list[str] = field(default_factory=list)  # of the method, defined elsewhere: one may turn grad off
+    slots: list[str] = field(default_factory=list)  # X of each ``self.X`` it grows
 
 
 @dataclass
@@ -62,6 +63,8 @@ class ClassSummary:
     loop_grad_off: list[str] = field(default_factory=list)  # methods a library's loop runs with grad off (LOOP_GRAD_OFF)
     # helper -> the methods of the class that call it on the instance, for a class Lightning evaluates (eval_callers)
     eval_callers: dict[str, list[str]] = field(default_factory=dict)
+    # method -> (slots it binds afresh, its own methods it calls) before anything else (restarts.method_starts)
+    starts: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = field(default_factory=dict)
     # method -> the positions of its returned tuples (-1: the whole) that hold no graph nor anything of its arguments
     clean_returns: dict[str, list[int]] = field(default_factory=dict)
     # its own stores show nothing of size (instance_holds.py): the other classes it asks about say. False, the common
@@ -130,6 +133,7 @@ class PendingState(Placed):
     # kept by ``self.x.append(v)`` on an object of this class of another file: quiet when the tree defines it as no
     # container (its method keeps ``v`` or not, judged in its own file from this call's evidence)
     object_of: str = ""
+    slot: str = ""  # X of the ``self.X`` it grows: quiet when each method calling it starts that anew (restarted.py)
 
 
 @dataclass
@@ -143,6 +147,7 @@ class PendingDispatch(Placed):
     method: str
     slots: list[int | str]
     message: str
+    caller: str = ""  # the method making the call: an override's growth of what it starts anew is no leak
 
 
 @dataclass
@@ -255,6 +260,9 @@ class FileResult:
     constructs: tuple[str, ...] = ()  # the capitalised names its text calls (instance_holds.py)
     # analysed in full at the project's request: each call's name -> (grad on, caller) (analysis.scopes.FileFacts)
     grad_calls: dict[str, set[tuple[bool, str]]] | None = None
+    # of those, kept for every file analysed in full: the calls of a method a class of the file defines, on the
+    # instance (``Class.method``) or not (``method``); None: pre-filtered (project/restarted.py)
+    own_calls: dict[str, tuple[tuple[bool, str], ...]] | None = None
 
 
 def slot_params(slots, params: list[str]) -> set[str]:

@@ -9,6 +9,7 @@ from ..noqa import suppressed
 from ..vocabulary import EVAL_STEPS, PLAIN_BASES, object_class, registers
 from .classes import class_index, with_bases
 from .records import ClassSummary, FileResult, PendingCtor, StateGrowth, slot_params
+from .restarted import own_calls, restarted, started
 from .summaries import resolve_graphs
 from .withdrawals import MAX_HAND_OFFS, method_of, resolve_withdrawals
 
@@ -99,6 +100,7 @@ def _resolve_states(results: list[FileResult]) -> None:
             for cls, method, slot in evidence:
                 for home, name in with_bases(cls, res.path, files, homes):
                     kept.setdefault((home, name, method), set()).add(slot)
+    calls = own_calls(results)
     for res in results:
         for st in res.states:
             if st.object_of and _no_container(st.object_of, res.path, files, homes):
@@ -108,6 +110,8 @@ def _resolve_states(results: list[FileResult]) -> None:
                 continue  # a wrapper of the class or of a library base, or a library's loop, runs it with grad off
             if grad_off_decorators.intersection(st.decorators):
                 continue  # decorated with a function of the project that runs it under no_grad/inference_mode
+            if restarted(st.slot, st.method, st.cls, res.path, files, homes, calls):
+                continue  # run only by methods that start the state anew: it holds one call's graph at most
             if st.by_signature and _unread_bases(chain, files, homes):
                 continue
             # forward() of a module (its base being a module class of another file) receives graphs
@@ -132,8 +136,8 @@ def _resolve_dispatches(results: list[FileResult]) -> None:
         return
     files, homes = class_index(results)
     grad_off_decorators = {name for res in results for name in res.grad_off_decorators}
-    # (base's file, base, method) -> (where the override grows state, how)
-    overrides: dict[tuple[str, str, str], list[tuple[str, StateGrowth]]] = {}
+    # (base's file, base, method) -> (where the override grows state, how, the overriding class and its file)
+    overrides: dict[tuple[str, str, str], list[tuple[str, StateGrowth, str, str]]] = {}
     for res in results:
         for name, summary in res.classes.items():
             for method, growth in summary.grows.items():
@@ -142,11 +146,13 @@ def _resolve_dispatches(results: list[FileResult]) -> None:
                     continue
                 for home, base in chain - {(res.path, name)}:
                     overrides.setdefault((home, base, method), []).append(
-                        (f"{name}.{method} ({res.path}:{growth.line}", growth))
+                        (f"{name}.{method} ({res.path}:{growth.line}", growth, name, res.path))
     for res in results:
         for call in res.dispatches:
-            found = sorted(where for where, growth in overrides.get((res.path, call.cls, call.method), [])
-                           if slot_params(call.slots, growth.params) & set(growth.deps))
+            # the calling method starting the grown state anew, as the overriding class runs it: one call's graph
+            found = sorted(where for where, growth, sub, home in overrides.get((res.path, call.cls, call.method), [])
+                           if slot_params(call.slots, growth.params) & set(growth.deps) and not (
+                               call.caller and set(growth.slots) <= started(call.caller, sub, home, files, homes)))
             if found:
                 more = f"; {len(found) - 1} more overrides do too" if len(found) > 1 else ""
                 res.findings.append(Finding(res.path, call.line, call.column, call.end_line, call.end_column,

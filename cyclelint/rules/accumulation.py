@@ -10,6 +10,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis import exprs as ex
+from ..analysis.class_facts import own_attr
 from ..analysis.cst_reading import CST
 from ..analysis.scopes import Function
 from ..analysis.tensors import Value
@@ -180,11 +181,13 @@ class AccumulationRule(Checker):
             if cls:
                 self.evidence.setdefault((cls, hook.attr.value), set()).add(MODULE_HOOK_SLOTS[name])
         called = name or ex.callee(call)
-        if called:
-            own = method.cls.name if method and method.cls and ex.dotted(ex.receiver(call)) == fn.instance and (
-                name in self.walker.evaluator.later_methods.get(method.cls.name, ())) else None
-            self.callers.note(f"{own}.{called}" if own else called, fn)
         recv = ex.receiver(call)
+        if called:
+            own = method.cls.name if method and method.cls and ex.dotted(recv) == fn.instance and (
+                name in self.walker.evaluator.later_methods.get(method.cls.name, ())) else None
+            # ``super().m(x)`` runs the base's m within an override of it: no call of m from outside the class
+            via_super = isinstance(recv, cst.Call) and ex.callee(recv) == "super"
+            self.callers.note(f"{own}.{called}" if own else f"super().{called}" if via_super else called, fn)
         if name and recv is not None:
             target = self.walker.value(recv)
             # a helper object's method (meter.update(loss)), or one of this class (self.store(stats));
@@ -304,7 +307,9 @@ class AccumulationRule(Checker):
                 (self.evidence if attached else self.input_evidence).setdefault((cls, method), set()).add(slot)
                 if own_call is not None:  # placed at its statement: CPython's tree places statements cheaply
                     call, stmt = own_call
-                    _, record = handed.setdefault(id(call), (stmt, PendingDispatch(cls, method, [], "")))
+                    caller = fn.enclosing_method()
+                    _, record = handed.setdefault(id(call), (stmt, PendingDispatch(
+                        cls, method, [], "", caller.name if caller is not None and caller is fn else "")))
                     record.slots.append(slot)
                     with_graph |= {id(call)} if attached else set()
         for key, (stmt, record) in handed.items() if "CYC305" in self.enabled else ():
@@ -370,7 +375,7 @@ class AccumulationRule(Checker):
                 self.hand_on(c.stmt, PendingState(
                     method.cls.name, method.name, params, sorted(c.value.deps & graph),
                     message("CYC305", c), known, decorators, unless, by_signature, folds,
-                    c.object_of if object_class(c.object_of) else ""))
+                    c.object_of if object_class(c.object_of) else "", own_attr(c.acc.split("[")[0], method.instance, nested=True) or ""))
         self.state = []
         if "CYC305" in self.enabled:
             for kept, found in ((self.walker.facts.evidence, self.evidence),

@@ -6,8 +6,8 @@ from ..analysis.scopes import Function
 
 
 class FileCallers:
-    """Function name, or "Class.method" for ``self.method()`` of a method the class defines -> (grad mode, the
-    caller's own such key) of each call in the file."""
+    """Function name, "Class.method" for ``self.method()`` of a method the class defines, or "super().method" ->
+    (grad mode, the caller's own such key) of each call in the file."""
 
     def __init__(self):
         self.calls: dict[str, set[tuple[bool, str]]] = {}
@@ -21,8 +21,10 @@ class FileCallers:
         return fn is not None and self._grad_off(fn.qualified_name, set())
 
     def _grad_off(self, name: str, seen: set[str]) -> bool:
-        # a method is also called as ``obj.method()`` on an object of its class, which the plain name holds
-        calls = self.calls.get(name, set()) | self.calls.get(name.rpartition(".")[2], set())
+        # a method is also called as ``obj.method()`` on an object of its class, which the plain name holds, and as
+        # ``super().method()`` by an override
+        last = name.rpartition(".")[2]
+        calls = self.calls.get(name, set()) | self.calls.get(last, set()) | self.calls.get(f"super().{last}", set())
         if not calls or name in seen:
             return False  # never called here, or called around a cycle: nothing shows grad is off
         return all(not mode or self._grad_off(caller, seen | {name}) for mode, caller in calls)
