@@ -301,6 +301,9 @@ SAFE_METHODS = frozenset(
         "modules", "named_modules", "named_children", "zero_grad", "register_forward_hook", "generate",
     }
 )
+# What a draw from a torch.distributions object is made by: ``sample()`` draws under no_grad (``rsample()``, the
+# reparameterised draw, keeps the graph). A tensor has no such method, so a graph-attached receiver is a distribution.
+DRAWS = frozenset({"sample", "sample_n"})
 # Reductions that, given a dim, return (values, indices): the indices are integers and hold no graph
 # (``_, predicted = out.max(1)``, ``out.topk(3).indices``).
 INDEXED_REDUCTIONS = frozenset({"max", "min", "sort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax",

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from ..vocabulary import (
+    DRAWS,
     FORWARD_METHODS,
     HOLDING_CALLS,
     MODULE_PASSTHROUGH,
@@ -264,6 +265,8 @@ class Evaluator:
                 handed = self.returns.called((recv.cls, last), self._slots(call, fn))
                 if handed.attached:  # meter.summary(out) returning what it computes from out
                     return _of_part(handed)
+            if last in DRAWS and recv.attached:  # dist.sample() of a policy's output distribution: no graph
+                return Value(tensor=True)
             if last in ("detach", "detach_"):
                 return Value(tensor=recv.tensor or recv.attached, detached=True)
             if last == "cpu" or (last == "to" and _mentions_cpu(call)):
