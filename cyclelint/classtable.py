@@ -6,7 +6,7 @@ import ast
 from typing import NamedTuple
 
 from .argument_drops import ObjectAttributes, dropped_arguments
-from .ast_reading import held_paths
+from .ast_reading import AST, held_paths
 from .astutil import (
     attribute_stores,
     base_path,
@@ -20,9 +20,10 @@ from .astutil import (
 )
 from .grad_wrappers import eval_callers, grad_off_methods, library_grad_off, loop_grad_off, no_grad_defs
 from .instance_holds import Holds, class_holds, torch_bound
+from .judgements import is_weak
 from .project.imports import import_origins
-from .restarts import class_starts
 from .project.records import ArgumentDrops, MethodKeeps
+from .restarts import class_starts
 from .vocabulary import (
     CACHES,
     HOOK_RE,
@@ -85,6 +86,7 @@ def class_summaries(tree: ast.Module, grad_wrappers: bool = True, imports: dict[
                           "library_grad_off": library_grad_off(node, imports) if imports is not None else {},
                           "loop_grad_off": loop_grad_off(node, imports) if imports is not None else [],
                           "eval_callers": eval_callers(node), "starts": class_starts(node),
+                          "weak_containers": weak_containers(functions),
                           **holds.summary_fields()}
     return out
 
@@ -175,6 +177,27 @@ def method_summaries(cls: ast.ClassDef, file_classes: dict[str, list[str]] | Non
             drops[f.name] = dropped
     unbound = sorted({f.name for f in functions if not binds_instance(kinds[id(f)])})
     return MethodFacts(list(dict.fromkeys(methods)), keeps, weak_slots(functions, setters), drops, unbound)
+
+
+def weak_containers(functions: list[ast.FunctionDef | ast.AsyncFunctionDef]) -> list[str]:
+    """The attributes ``X`` that every ``self.X = value`` of the class's methods binds to a weak container
+    (``WeakValueDictionary()``, ``WeakSet()``): what is put into ``obj.X[k]`` is not kept by it."""
+    weak: dict[str, bool] = {}
+    for f in functions:
+        names = parameter_names(f)
+        for stmt in statements(f.body, into_defs=False) if names else ():
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(
+                stmt, ast.AnnAssign) and stmt.value is not None else []
+            for target in targets:
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and (
+                        target.value.id == names[0]):
+                    weak[target.attr] = weak.get(target.attr, True) and is_weak(AST, stmt.value)
+    return sorted(attr for attr, only_weak in weak.items() if only_weak)
+
+
+def weak_containers_by_class(tree: ast.Module) -> dict[str, list[str]]:
+    """:func:`weak_containers` of every class of the module that has some (for files the full analysis reads)."""
+    return {node.name: found for node in class_defs(tree) if (found := weak_containers(class_functions(node.body)))}
 
 
 def weak_slots(functions: list[ast.FunctionDef | ast.AsyncFunctionDef], setters: dict[str, set[str]]) -> list[str]:

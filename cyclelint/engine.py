@@ -10,7 +10,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 from .analysis.returns import NAMED
-from .classtable import cache_factories, class_holdings, class_methods, class_summaries, generated_inits
+from .classtable import (
+    cache_factories,
+    class_holdings,
+    class_methods,
+    class_summaries,
+    generated_inits,
+    weak_containers_by_class,
+)
 from .documents import NotebookError, open_document
 from .files import read_source, unreadable
 from .findings import RULES, FileWarning, Finding
@@ -28,7 +35,6 @@ from .noqa import SKIP_FILE, noqa_codes, suppressed, unknown_codes
 from .parsing import AstError, libcst_may_try, libcst_syntax_message, parse_ast, parse_cst
 from .prefilter import scan_file
 from .project.imports import import_origins, kept_imports
-from .restarts import starts_by_class
 from .project.records import (
     ClassSummary,
     FileResult,
@@ -42,6 +48,7 @@ from .project.records import (
     Placed,
     StateGrowth,
 )
+from .restarts import starts_by_class
 from .unused_noqa import CODE as NOQA_CODE
 from .unused_noqa import may_apply as noqa_may_apply
 
@@ -188,6 +195,7 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
     library = library_grad_off_by_class(tree, origins) if tree is not None else {}
     evals = eval_callers_by_class(tree) if tree is not None else {}
     starts = starts_by_class(tree) if tree is not None else {}
+    weak_containers = weak_containers_by_class(tree) if tree is not None else {}
     clean = walker.evaluator.returns.clean_positions()
     holdings = class_holdings(tree, {name for name, info in facts.classes.items() if info.is_module},
                               facts.imported) if tree is not None else {}
@@ -199,6 +207,7 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
             "__init__" in info.methods or name in facts.generated_inits, *grad_off.get(name, ([], [])),
             methods=listed, keeps=keeps, weak_slots=weak, drops=drops, unbound=unbound, library_grad_off=library.get(name, {}),
             loop_grad_off=loops.get(name, []), eval_callers=evals.get(name, {}), starts=starts.get(name, {}),
+            weak_containers=weak_containers.get(name, []),
             clean_returns=clean.get(name, {}), removes=tuple(sorted(info.removed_attrs)),
             **(holds.summary_fields() if holds else {}),
         )

@@ -58,6 +58,7 @@ class ClassSummary:
     unbound: list[str] = field(default_factory=list)  # its static and class methods
     grows: dict[str, StateGrowth] = field(default_factory=dict)  # those that grow instance state from arguments
     weak_slots: list[str] = field(default_factory=list)  # attributes ``obj.X = v`` sets keeping nothing of v
+    weak_containers: list[str] = field(default_factory=list)  # attributes it binds only to weak containers
     # base -> the methods it runs with grad off, known of a library (grad_wrappers.LIBRARY_GRAD_OFF)
     library_grad_off: dict[str, list[str]] = field(default_factory=dict)
     loop_grad_off: list[str] = field(default_factory=list)  # methods a library's loop runs with grad off (LOOP_GRAD_OFF)
@@ -224,9 +225,12 @@ class PendingBackPointer(Placed):
     setter that keeps ``weakref.ref(value)``, torchrl's ``WeightSyncScheme.context``; a ``__setattr__`` branch,
     torch_geometric's storages). The owner's class is rarely known where the store is, so the name decides."""
 
-    code: ClassVar[str] = "CYC202"
     attr: str
     message: str
+    code: str = "CYC202"
+    # ``owner.attr[k] = obj``, ``owner.attr.append(obj)``: quiet when a class of the project binds ``attr`` only to a
+    # weak container (``WeakValueDictionary()``), which keeps nothing of what is put into it
+    container: bool = False
 
 
 @dataclass

@@ -161,13 +161,15 @@ def _resolve_dispatches(results: list[FileResult]) -> None:
 
 
 def _resolve_back_pointers(results: list[FileResult]) -> None:
-    """CYC202 for ``owner.attr = obj``, unless some class of the project sets ``attr`` keeping nothing of it."""
+    """CYC202 for ``owner.attr = obj``, unless some class of the project sets ``attr`` keeping nothing of it; a link
+    through ``owner.attr[k] = obj`` (CYC201, CYC202) unless one binds ``attr`` only to weak containers."""
     if not any(res.back_pointers for res in results):
         return
     weak = {attr for res in results for summary in res.classes.values() for attr in summary.weak_slots}
+    containers = {attr for res in results for summary in res.classes.values() for attr in summary.weak_containers}
     for res in results:
         res.findings += [Finding(res.path, bp.line, bp.column, bp.end_line, bp.end_column, bp.code, bp.message)
-                         for bp in res.back_pointers if bp.attr not in weak]
+                         for bp in res.back_pointers if bp.attr not in (containers if bp.container else weak)]
         res.back_pointers = []
 
 

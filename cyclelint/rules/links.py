@@ -321,8 +321,15 @@ class LinkRule(Checker):
         done.add(id(at.stmt))
         if back is not None:
             self._back(back, fn)
+            return
+        message = MSG_MUTUAL.format(a=second.owner.split(".")[0], b=first.owner.split(".")[0])
+        # ``cd._map[id(fn)] = fn_``: the project says whether ``_map`` is a weak container (thunder's CompileData)
+        held = next((ln for ln in (second, first) if _container_attr(ln)), None)
+        if held is not None:
+            self.hand_on(at.stmt, PendingBackPointer(attr=_container_attr(held), message=message, code="CYC201",
+                                                     container=True))
         else:
-            self.report(at.stmt, "CYC201", MSG_MUTUAL.format(a=second.owner.split(".")[0], b=first.owner.split(".")[0]))
+            self.report(at.stmt, "CYC201", message)
 
     def _back(self, ln: Link, fn: Function) -> None:
         """CYC202 at ``ln``; ``owner.attr = obj`` waits for the project, which may know a weak setter of attr."""
@@ -333,6 +340,8 @@ class LinkRule(Checker):
             msg += MSG_MODULE.format(obj=ln.value)
         if ln.kind == "attr" and ln.target:
             self.hand_on(ln.stmt, PendingBackPointer(attr=ln.target.rpartition(".")[2], message=msg))
+        elif _container_attr(ln):  # ``self.interleaver.envoys[id(m)] = self``: envoys may be a WeakValueDictionary
+            self.hand_on(ln.stmt, PendingBackPointer(attr=_container_attr(ln), message=msg, container=True))
         else:
             self.report(ln.stmt, "CYC202", msg)
         other = self._own_attribute_class(ln.owner, fn) if ln.value == fn.instance else None
@@ -346,6 +355,12 @@ class LinkRule(Checker):
         if head != fn.instance or not attr or "." in attr or method is None or method.cls is None:
             return None
         return _attribute_class(method.cls, attr, self.walker.facts.classes)
+
+
+def _container_attr(ln: Link) -> str | None:
+    """``X`` of a link stored into an attribute's container, ``owner.X[k] = obj`` or ``owner.X.append(obj)``."""
+    head, _, attr = ln.owner.rpartition(".")
+    return attr if ln.kind in ("item", "call") and head and attr else None
 
 
 def _attribute_class(cls: ClassInfo, attr: str, classes: dict[str, ClassInfo]) -> str | None:
