@@ -42,12 +42,17 @@ class MethodFacts(NamedTuple):
     weak_slots: list[str]
     drops: dict[str, ArgumentDrops]
     unbound: list[str]  # its static and class methods
+    starts: dict[str, tuple[tuple[str, ...], tuple[str, ...]]]  # restarts.class_starts
+    weak_containers: list[str]
 
 
-def class_summaries(tree: ast.Module, grad_wrappers: bool = True, imports: dict[str, str] | None = None) -> dict:
+def class_summaries(tree: ast.Module, grad_wrappers: bool = True, imports: dict[str, str] | None = None,
+                    weak: bool = True, evaluated: bool = True) -> dict:
     """Per class: the ``__init__`` parameters and which of them ``__init__`` stores on ``self``;
     ``grad_wrappers``: whether the file may wrap methods with grad off (:func:`may_turn_grad_off`); ``imports``:
-    what the file's imports bind, when it may name a library base that does (:func:`grad_wrappers.library_imports`)."""
+    what the file's imports bind, when it may name a library base that does (:func:`grad_wrappers.library_imports`);
+    ``weak``: whether it may name a weak container (:func:`may_name_weak`); ``evaluated``: whether it may define a
+    method Lightning evaluates with (:func:`grad_wrappers.may_evaluate`)."""
     out: dict[str, dict] = {}
     module_classes: set[str] = set()
     file_classes = _file_classes(tree)
@@ -78,15 +83,13 @@ def class_summaries(tree: ast.Module, grad_wrappers: bool = True, imports: dict[
         generated = None if inits else generated_init(node)
         if generated is not None:
             params, kept = generated[0], set(generated[1])
-        methods, keeps, weak, drops, unbound = method_summaries(node, file_classes)
+        facts = method_summaries(node, file_classes, weak)
         out[node.name] = {"params": params, "kept": sorted(kept), "bases": bases, "is_module": is_module,
                           "has_init": bool(inits) or generated is not None, "grad_off": grad_off_methods(node) if grad_wrappers else [],
-                          "no_grad_defs": no_grad_defs(node) if grad_wrappers else [], "methods": methods,
-                          "keeps": keeps, "weak_slots": weak, "drops": drops, "unbound": unbound,
+                          "no_grad_defs": no_grad_defs(node) if grad_wrappers else [], **facts._asdict(),
                           "library_grad_off": library_grad_off(node, imports) if imports is not None else {},
                           "loop_grad_off": loop_grad_off(node, imports) if imports is not None else [],
-                          "eval_callers": eval_callers(node), "starts": class_starts(node),
-                          "weak_containers": weak_containers(functions),
+                          "eval_callers": eval_callers(node) if evaluated else {},
                           **holds.summary_fields()}
     return out
 
@@ -136,10 +139,10 @@ def _sets_init_false(node: ast.AST | None) -> bool:
         k.arg == "init" and isinstance(k.value, ast.Constant) and k.value.value is False for k in node.keywords)
 
 
-def class_methods(tree: ast.Module) -> dict[str, MethodFacts]:
+def class_methods(tree: ast.Module, weak: bool = True) -> dict[str, MethodFacts]:
     """:func:`method_summaries` of every class of the module (for files the full analysis reads)."""
     file_classes = _file_classes(tree)
-    return {node.name: method_summaries(node, file_classes) for node in class_defs(tree)}
+    return {node.name: method_summaries(node, file_classes, weak) for node in class_defs(tree)}
 
 
 def _file_classes(tree: ast.Module) -> dict[str, list[str]]:
@@ -147,13 +150,15 @@ def _file_classes(tree: ast.Module) -> dict[str, list[str]]:
     return {node.name: [base_path(b) for b in node.bases] for node in class_defs(tree)}
 
 
-def method_summaries(cls: ast.ClassDef, file_classes: dict[str, list[str]] | None = None) -> MethodFacts:
+def method_summaries(cls: ast.ClassDef, file_classes: dict[str, list[str]] | None = None,
+                     weak: bool = True) -> MethodFacts:
     """The class's methods other than ``__init__`` (static and class methods, properties aside), and
     those that store an argument on the instance: as an attribute, in a container it holds, or through
     a property whose setter keeps what it is given (a setter that keeps ``weakref.ref(value)`` does not);
     the attributes that ``obj.X = value`` sets without keeping ``value`` (:func:`weak_slots`); the
-    arguments a method named like a hook registration keeps nothing of (argument_drops.py); and its static and
-    class methods."""
+    arguments a method named like a hook registration keeps nothing of (argument_drops.py); its static and
+    class methods; what each method starts anew (restarts.py); and, where the file may name one (``weak``), the
+    attributes it binds only to weak containers (:func:`weak_containers`)."""
     functions = class_functions(cls.body)
     decorators = {id(f): {last(d.func if isinstance(d, ast.Call) else d) for d in f.decorator_list} for f in functions}
     kinds = {id(f): method_kind(f.name, decorators[id(f)]) for f in functions}
@@ -176,7 +181,8 @@ def method_summaries(cls: ast.ClassDef, file_classes: dict[str, list[str]] | Non
         if HOOK_RE.match(f.name) and (dropped := dropped_arguments(f, objects)) is not None:
             drops[f.name] = dropped
     unbound = sorted({f.name for f in functions if not binds_instance(kinds[id(f)])})
-    return MethodFacts(list(dict.fromkeys(methods)), keeps, weak_slots(functions, setters), drops, unbound)
+    return MethodFacts(list(dict.fromkeys(methods)), keeps, weak_slots(functions, setters), drops, unbound,
+                       class_starts(functions), weak_containers(functions) if weak else [])
 
 
 def weak_containers(functions: list[ast.FunctionDef | ast.AsyncFunctionDef]) -> list[str]:
@@ -195,9 +201,10 @@ def weak_containers(functions: list[ast.FunctionDef | ast.AsyncFunctionDef]) -> 
     return sorted(attr for attr, only_weak in weak.items() if only_weak)
 
 
-def weak_containers_by_class(tree: ast.Module) -> dict[str, list[str]]:
-    """:func:`weak_containers` of every class of the module that has some (for files the full analysis reads)."""
-    return {node.name: found for node in class_defs(tree) if (found := weak_containers(class_functions(node.body)))}
+def may_name_weak(text: str | bytes) -> bool:
+    """Can the file bind a weak container? Only then are its classes' stores read for one."""
+    words = ("weak", "Weak") if isinstance(text, str) else (b"weak", b"Weak")
+    return any(w in text for w in words)
 
 
 def weak_slots(functions: list[ast.FunctionDef | ast.AsyncFunctionDef], setters: dict[str, set[str]]) -> list[str]:

@@ -16,7 +16,7 @@ from .classtable import (
     class_methods,
     class_summaries,
     generated_inits,
-    weak_containers_by_class,
+    may_name_weak,
 )
 from .documents import NotebookError, open_document
 from .files import read_source, unreadable
@@ -28,6 +28,7 @@ from .grad_wrappers import (
     library_grad_off_by_class,
     library_imports,
     loop_grad_off_by_class,
+    may_evaluate,
     may_turn_grad_off,
 )
 from .instance_holds import called_classes
@@ -48,7 +49,6 @@ from .project.records import (
     Placed,
     StateGrowth,
 )
-from .restarts import starts_by_class
 from .unused_noqa import CODE as NOQA_CODE
 from .unused_noqa import may_apply as noqa_may_apply
 
@@ -109,7 +109,8 @@ def lint_source(source: bytes | str, path: str, enabled: frozenset[str], apply_n
                 found = True
             if not found:
                 result.classes = {name: ClassSummary(**c) for name, c in class_summaries(
-                    tree, may_turn_grad_off(raw), library_imports(tree, raw)).items()}
+                    tree, may_turn_grad_off(raw), library_imports(tree, raw), may_name_weak(raw),
+                    may_evaluate(raw)).items()}
                 result.cache_factories = cache_factories(tree, raw)
                 result.grad_off_decorators = grad_off_decorators(tree) if may_turn_grad_off(raw) else []
                 result.may_feed = sorted(verdict.may_feed)
@@ -191,23 +192,20 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
     walker = Walker(facts, rules)
     walker.run(module)
     grad_off = grad_off_by_class(tree) if may_wrap else {}
-    methods = class_methods(tree) if tree is not None else {}
+    methods = class_methods(tree, may_name_weak(text)) if tree is not None else {}
     library = library_grad_off_by_class(tree, origins) if tree is not None else {}
-    evals = eval_callers_by_class(tree) if tree is not None else {}
-    starts = starts_by_class(tree) if tree is not None else {}
-    weak_containers = weak_containers_by_class(tree) if tree is not None else {}
+    evals = eval_callers_by_class(tree) if tree is not None and may_evaluate(text) else {}
     clean = walker.evaluator.returns.clean_positions()
     holdings = class_holdings(tree, {name for name, info in facts.classes.items() if info.is_module},
                               facts.imported) if tree is not None else {}
     for name, info in facts.classes.items():
-        listed, keeps, weak, drops, unbound = methods.get(name, ([], {}, [], {}, []))
+        listed = methods.get(name)
         holds = holdings.get(name)
         result.classes[name] = ClassSummary(
             info.init_params, sorted(info.kept_params), info.bases, info.is_module,
             "__init__" in info.methods or name in facts.generated_inits, *grad_off.get(name, ([], [])),
-            methods=listed, keeps=keeps, weak_slots=weak, drops=drops, unbound=unbound, library_grad_off=library.get(name, {}),
-            loop_grad_off=loops.get(name, []), eval_callers=evals.get(name, {}), starts=starts.get(name, {}),
-            weak_containers=weak_containers.get(name, []),
+            **(listed._asdict() if listed else {}), library_grad_off=library.get(name, {}),
+            loop_grad_off=loops.get(name, []), eval_callers=evals.get(name, {}),
             clean_returns=clean.get(name, {}), removes=tuple(sorted(info.removed_attrs)),
             **(holds.summary_fields() if holds else {}),
         )

@@ -159,6 +159,13 @@ def grad_off_by_class(tree: ast.Module) -> dict[str, tuple[list[str], list[str]]
     return out
 
 
+def may_evaluate(text: str | bytes) -> bool:
+    """Can the file define a method of :data:`LIGHTNING_EVAL`? Only then are its classes' calls read
+    (:func:`eval_callers`): each such name holds one of these words."""
+    words = ("_step", "_epoch_end", "on_validation", "on_test", "on_predict")
+    return any((w if isinstance(text, str) else w.encode()) in text for w in words)
+
+
 def eval_callers(cls: ast.ClassDef) -> dict[str, list[str]]:
     """For a class with a method Lightning evaluates with (:data:`LIGHTNING_EVAL`): its helper methods -> the
     methods of the class that call each on their instance (``validation_step`` and ``test_step`` both calling

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 
-from .astutil import class_defs, class_functions, dotted
+from .astutil import dotted
 
 
 def method_starts(func: ast.FunctionDef | ast.AsyncFunctionDef, methods: set[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -42,14 +42,9 @@ def _reads(value: ast.expr, target: str) -> bool:
     return any(isinstance(node, ast.Attribute) and dotted(node) == target for node in ast.walk(value))
 
 
-def class_starts(cls: ast.ClassDef) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
-    """:func:`method_starts` of each method of ``cls`` but ``__init__`` (which runs once) that starts something."""
-    functions = class_functions(cls.body)
+def class_starts(functions: list[ast.FunctionDef | ast.AsyncFunctionDef]) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
+    """:func:`method_starts` of each method of a class (``functions``) but ``__init__`` (which runs once) that
+    starts something."""
     names = {f.name for f in functions}
     found = {f.name: method_starts(f, names) for f in functions if f.name != "__init__"}
     return {name: start for name, start in found.items() if start[0] or start[1]}
-
-
-def starts_by_class(tree: ast.Module) -> dict[str, dict[str, tuple[tuple[str, ...], tuple[str, ...]]]]:
-    """:func:`class_starts` of every class of the module that has some."""
-    return {node.name: found for node in class_defs(tree) if (found := class_starts(node))}
