@@ -64,6 +64,8 @@ class Walker:
         for stmt in body:
             self.statement(stmt)
             after_guard(stmt, fn)
+            if isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[-1], (cst.Raise, cst.Return)):
+                break  # what follows an unconditional raise or return in its block never runs
         fn.non_root, fn.ruled_out = before
 
     def suite(self, suite: cst.BaseSuite) -> None:
