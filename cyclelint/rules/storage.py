@@ -133,6 +133,8 @@ class StorageRule(Checker):
         # ``error.__cause__ = e``, with ``error`` raised: the chain ``raise error from e`` makes, handled, not kept
         chained = store.owner if (store.target or "").endswith((".__cause__", ".__context__")) else None
         head = (store.owner or "").split(".")[0]
+        if kept is not None and kept.kind == "exception" and head in fn.handlers and not self._rebound(head, fn):
+            kept = None  # ``e.saved_tb = e.__traceback__``: kept by the exception itself, which the handler unbinds
         if kept is not None and head in fn.stored and head != fn.instance:
             # a container local to this frame: no cycle once the name is rebound or deleted before the end
             self.container_stores.append((fn, head, fn.bindings.get(head), store.stmt, kept, where, chained))
