@@ -2,6 +2,7 @@ import os
 import shutil
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,17 @@ def tool(name: str) -> str:
 def run(args, cwd=None, env=None) -> subprocess.CompletedProcess:
     env = dict(env or os.environ, PYTHONDONTWRITEBYTECODE="1")
     return subprocess.run(args, check=False, cwd=cwd, capture_output=True, text=True, env=env, timeout=600)
+
+
+def lint_tree(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, int, str]]:
+    """Writes ``files`` (name -> text) into ``tmp_path``, lints it as one project: (file name, line, code), sorted."""
+    from cyclelint.api import lint_paths
+
+    for name, text in files.items():
+        (tmp_path / name).write_text(textwrap.dedent(text))
+    findings, errors = lint_paths([str(tmp_path)], jobs=1)
+    assert errors == []
+    return sorted((Path(f.path).name, f.line, f.code) for f in findings)
 
 
 @pytest.fixture

@@ -5,11 +5,9 @@ appends its validation losses through ``ModelPT`` of another file; ``EncDecSpeak
 called by ``validation_step`` and ``test_step``; an audio callback's ``on_validation_epoch_end`` running the model over
 a few examples). The same code in ``training_step``, ``on_train_epoch_end``, or a helper ``training_step`` also
 calls, keeps each step's graph, and stays reported."""
-import textwrap
-
 import pytest
 
-from cyclelint.api import lint_paths
+from .conftest import lint_tree
 
 pytestmark = pytest.mark.lintpath
 
@@ -31,14 +29,6 @@ class Model({base}):
 """
 
 
-def lint(tmp_path, files: dict[str, str]) -> list[tuple[str, int, str]]:
-    for name, text in files.items():
-        (tmp_path / name).write_text(textwrap.dedent(text))
-    findings, errors = lint_paths([str(tmp_path)], jobs=1)
-    assert errors == []
-    return [(f.path.rsplit("/", 1)[-1], f.line, f.code) for f in findings]
-
-
 @pytest.mark.parametrize(("imports", "base"), [
     ("import pytorch_lightning as pl", "pl.LightningModule"),
     ("from lightning.pytorch import LightningModule", "LightningModule"),
@@ -48,7 +38,7 @@ def lint(tmp_path, files: dict[str, str]) -> list[tuple[str, int, str]]:
 @pytest.mark.parametrize(("method", "kept"), [
     ("validation_step", False), ("test_step", False), ("predict_step", False), ("training_step", True)])
 def test_a_step_of_a_lightning_module(tmp_path, imports, base, method, kept):
-    found = lint(tmp_path, {"model.py": MODULE.format(imports=imports, base=base, method=method)})
+    found = lint_tree(tmp_path, {"model.py": MODULE.format(imports=imports, base=base, method=method)})
     assert found == ([("model.py", 13, "CYC305")] if kept else [])
 
 
@@ -56,7 +46,7 @@ def test_a_step_of_a_lightning_module(tmp_path, imports, base, method, kept):
 def test_another_base_is_judged_as_before(tmp_path, base):
     # a plain module's training-like method and another library's base: nothing known of who calls them
     imports = "from torch import nn\nfrom ignite.metrics import Metric"
-    found = lint(tmp_path, {"model.py": MODULE.format(imports=imports, base=base, method="evaluate_step")})
+    found = lint_tree(tmp_path, {"model.py": MODULE.format(imports=imports, base=base, method="evaluate_step")})
     assert found == [("model.py", 14, "CYC305")]
 
 
@@ -87,7 +77,7 @@ class SpectrogramModel(ModelPT):
 @pytest.mark.parametrize(("method", "kept"), [("validation_step", False), ("on_validation_batch_end", False),
                                               ("training_step", True)])
 def test_a_module_of_lightning_through_a_base_of_another_file(tmp_path, method, kept):
-    found = lint(tmp_path, {"base.py": BASE, "tts.py": SUBCLASS.format(method=method)})
+    found = lint_tree(tmp_path, {"base.py": BASE, "tts.py": SUBCLASS.format(method=method)})
     assert found == ([("tts.py", 12, "CYC305")] if kept else [])
 
 
@@ -127,7 +117,7 @@ class LabelModel(ModelPT):
     ("\n    def hooks(self):\n        return [self.pair_evaluation_step]\n", [17]),
 ])
 def test_helpers_called_only_by_evaluation_steps(tmp_path, extra, kept):
-    found = lint(tmp_path, {"base.py": BASE, "label.py": HELPER.format(extra=extra)})
+    found = lint_tree(tmp_path, {"base.py": BASE, "label.py": HELPER.format(extra=extra)})
     assert found == [("label.py", line, "CYC305") for line in kept]
 
 
@@ -149,5 +139,5 @@ class LoggingCallback(Callback):
 @pytest.mark.parametrize(("hook", "kept"), [("on_validation_epoch_end", False), ("on_test_batch_end", False),
                                             ("on_train_epoch_end", True)])
 def test_a_hook_of_a_lightning_callback(tmp_path, hook, kept):
-    found = lint(tmp_path, {"callbacks.py": CALLBACK.format(hook=hook)})
+    found = lint_tree(tmp_path, {"callbacks.py": CALLBACK.format(hook=hook)})
     assert found == ([("callbacks.py", 10, "CYC302")] if kept else [])

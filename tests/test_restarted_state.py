@@ -4,11 +4,9 @@ non-spiking, inter-layer-connection and noisy neurons' ``forward`` binds ``self.
 subclasses in other files). Membrane state that a ``single_step_forward`` carries from call to call, a start
 made only on some path, a start that a subclass's ``init_tensor`` leaves out, or the method called on the neuron
 from outside its class, stay reported."""
-import textwrap
-
 import pytest
 
-from cyclelint.api import lint_paths
+from .conftest import lint_tree
 
 pytestmark = pytest.mark.lintpath
 
@@ -63,14 +61,6 @@ class CUBANode(BaseNode):
 """
 
 
-def lint(tmp_path, files: dict[str, str]) -> list[tuple[str, int, str]]:
-    for name, text in files.items():
-        (tmp_path / name).write_text(textwrap.dedent(text))
-    findings, errors = lint_paths([str(tmp_path)], jobs=1)
-    assert errors == []
-    return sorted((f.path.rsplit("/", 1)[-1], f.line, f.code) for f in findings)
-
-
 @pytest.mark.parametrize(("start", "kept"), [
     ("self.v = torch.full_like(x_seq[0].data, fill_value=0.0)", False),
     ("self.init_tensor(x_seq[0].data)", False),
@@ -79,7 +69,7 @@ def lint(tmp_path, files: dict[str, str]) -> list[tuple[str, int, str]]:
     ("pass", True),
 ])
 def test_a_forward_that_starts_the_state_anew(tmp_path, start, kept):
-    found = lint(tmp_path, {"base.py": BASE.format(start=start), "node.py": NODE})
+    found = lint_tree(tmp_path, {"base.py": BASE.format(start=start), "node.py": NODE})
     assert found == ([("base.py", 20, "CYC305"), ("node.py", 7, "CYC305")] if kept else [])
 
 
@@ -88,14 +78,14 @@ def test_a_forward_that_starts_the_state_anew(tmp_path, start, kept):
     ("pass", [11]),  # the subclass's own start leaves c out: it grows from call to call
 ])
 def test_a_start_as_the_instances_class_defines_it(tmp_path, init, kept):
-    found = lint(tmp_path, {"base.py": BASE.format(start="self.init_tensor(x_seq[0].data)"),
+    found = lint_tree(tmp_path, {"base.py": BASE.format(start="self.init_tensor(x_seq[0].data)"),
                             "cuba.py": CUBA.format(init=init)})
     assert found == ([("base.py", 20, "CYC305")] if kept else []) + [("cuba.py", line, "CYC305") for line in kept]
 
 
 def test_the_method_called_from_outside_its_class(tmp_path):
     outside = NODE + "\n\nclass Probe:\n    def run(self, node: IFNode, x: torch.Tensor):\n        node.neuronal_charge(x)\n"
-    found = lint(tmp_path, {"base.py": BASE.format(start="self.init_tensor(x_seq[0].data)"), "node.py": outside})
+    found = lint_tree(tmp_path, {"base.py": BASE.format(start="self.init_tensor(x_seq[0].data)"), "node.py": outside})
     assert ("node.py", 7, "CYC305") in found
 
 
@@ -120,4 +110,4 @@ class SimpleNode(nn.Module):
 
 def test_state_carried_from_call_to_call(tmp_path):
     # spikingjelly's SimpleBaseNode: the membrane potential goes on across calls until reset_net()
-    assert lint(tmp_path, {"simple.py": SINGLE_STEP}) == [("simple.py", 11, "CYC305")]
+    assert lint_tree(tmp_path, {"simple.py": SINGLE_STEP}) == [("simple.py", 11, "CYC305")]

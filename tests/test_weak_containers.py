@@ -3,11 +3,9 @@ recognised by every rule), also where another file's class binds the container: 
 ``self.interleaver.envoys[id(module)] = self`` with ``Interleaver.envoys`` a ``WeakValueDictionary``
 (intervention/interleaver.py:628), lightning-thunder 0.2.6's ``cd._thunder_module_map[id(fn)] = fn_`` with
 ``CompileData._thunder_module_map = WeakValueDictionary()`` (common.py:271). The same stores into a dict stay reported."""
-import textwrap
-
 import pytest
 
-from cyclelint.api import lint_paths
+from .conftest import lint_tree
 
 pytestmark = pytest.mark.lintpath
 
@@ -60,14 +58,6 @@ def jit(fn):
 """
 
 
-def lint(tmp_path, files: dict[str, str]) -> list[tuple[str, int, str]]:
-    for name, text in files.items():
-        (tmp_path / name).write_text(textwrap.dedent(text))
-    findings, errors = lint_paths([str(tmp_path)], jobs=1)
-    assert errors == []
-    return sorted((f.path.rsplit("/", 1)[-1], f.line, f.code) for f in findings)
-
-
 @pytest.mark.parametrize(("envoys", "kept"), [
     ("self.envoys = weakref.WeakValueDictionary()", False),
     ('self.envoys: "weakref.WeakValueDictionary[int, Any]" = weakref.WeakValueDictionary()', False),
@@ -75,11 +65,11 @@ def lint(tmp_path, files: dict[str, str]) -> list[tuple[str, int, str]]:
     ("self.envoys = weakref.WeakValueDictionary()\n        self.envoys = {}", True),  # not only weak
 ])
 def test_a_back_pointer_put_into_another_files_container(tmp_path, envoys, kept):
-    found = lint(tmp_path, {"interleaver.py": INTERLEAVER.format(envoys=envoys), "envoy.py": ENVOY})
+    found = lint_tree(tmp_path, {"interleaver.py": INTERLEAVER.format(envoys=envoys), "envoy.py": ENVOY})
     assert found == ([("envoy.py", 8, "CYC202")] if kept else [])
 
 
 @pytest.mark.parametrize(("table", "kept"), [("WeakValueDictionary()", False), ("{}", True)])
 def test_a_mutual_link_through_another_files_container(tmp_path, table, kept):
-    found = lint(tmp_path, {"common.py": COMPILE_DATA.format(table=table), "jit.py": JIT})
+    found = lint_tree(tmp_path, {"common.py": COMPILE_DATA.format(table=table), "jit.py": JIT})
     assert found == ([("jit.py", 13, "CYC201")] if kept else [])
