@@ -12,7 +12,7 @@ import libcst as cst
 from ..analysis import exprs as ex
 from ..analysis.class_facts import own_attr
 from ..analysis.cst_reading import CST
-from ..analysis.scopes import Function, Loop
+from ..analysis.scopes import Function
 from ..analysis.tensors import Value
 from ..judgements import concat_of, grows
 from ..project.records import PendingDispatch, PendingGraph, PendingState, PendingStore
@@ -32,6 +32,7 @@ from .step_stores import MESSAGE as STEP_MESSAGE
 from .step_stores import StepStores
 from .store_shapes import (
     NOT_A_TENSOR,
+    adds_held_items,
     builds_fixed_size,
     declared_list,
     keyed_by_variable,
@@ -405,25 +406,3 @@ class AccumulationRule(Checker):
         for record in c.withdrawals(code):  # attached only through methods of classes other files define
             self.hand_on(c.stmt, record)
 
-
-def adds_held_items(value: cst.BaseExpression, acc: str, fn: Function, loops: tuple[Loop, ...]) -> bool:
-    """``y = y + o_list[i]``, ``total += parts[k]``: each term added is an item of a container the function holds
-    from before the loops (a parameter, or a local neither bound nor cleared inside them). Those graphs live in the
-    container anyway, which the rules judge on its own: the sum keeps nothing more (recbole's RippleNet sums the
-    hops of one forward pass's ``o_list``). ``total += model(xs[i])`` adds what the iteration computes."""
-    terms, stack = [], [value]
-    while stack:
-        cur = stack.pop()
-        if isinstance(cur, cst.BinaryOperation) and isinstance(cur.operator, (cst.Add, cst.Subtract)):
-            stack += [cur.left, cur.right]
-        elif ex.dotted(cur) != acc:
-            terms.append(cur)
-    return bool(terms) and all(
-        isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name) and _held_before(t.value.value, fn, loops)
-        for t in terms)
-
-
-def _held_before(name: str, fn: Function, loops: tuple[Loop, ...]) -> bool:
-    binding = fn.bindings.get(name)
-    before = name in fn.params if binding is None else not any(loop in binding.loops for loop in loops)
-    return before and not any(name in loop.resets for loop in loops)

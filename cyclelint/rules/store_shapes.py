@@ -1,5 +1,5 @@
 """What the shape of a store says about an accumulation: whether it starts as a number or a list, walks
-along the old value, or writes one fixed entry instead of growing a container. Whether the new value keeps
+along the old value, writes one fixed entry instead of growing a container, or adds only items a container holds. Whether the new value keeps
 the old one (``x = x + v``, ``torch.cat([x, v])``) is ``judgements.grows``, which the pre-filter shares."""
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import libcst as cst
 from ..analysis import exprs as ex
 from ..analysis.cst_reading import CST
 from ..analysis.holds import list_annotation
+from ..analysis.scopes import Function, Loop
 from ..judgements import variable_key
 
 NUMPY_ARRAYS = frozenset({"empty", "zeros", "ones", "full", "array", "asarray", "empty_like", "zeros_like",
@@ -87,3 +88,26 @@ def own_attr_key(stmt: cst.CSTNode, instance: str | None) -> str | None:
         if instance and head == instance and attr and "." not in attr:
             return attr
     return None
+
+
+def adds_held_items(value: cst.BaseExpression, acc: str, fn: Function, loops: tuple[Loop, ...]) -> bool:
+    """``y = y + o_list[i]``, ``total += parts[k]``: each term added is an item of a container the function holds
+    from before the loops (a parameter, or a local neither bound nor cleared inside them). Those graphs live in the
+    container anyway, which the rules judge on its own: the sum keeps nothing more (recbole's RippleNet sums the
+    hops of one forward pass's ``o_list``). ``total += model(xs[i])`` adds what the iteration computes."""
+    terms, stack = [], [value]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, cst.BinaryOperation) and isinstance(cur.operator, (cst.Add, cst.Subtract)):
+            stack += [cur.left, cur.right]
+        elif ex.dotted(cur) != acc:
+            terms.append(cur)
+    return bool(terms) and all(
+        isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name) and _held_before(t.value.value, fn, loops)
+        for t in terms)
+
+
+def _held_before(name: str, fn: Function, loops: tuple[Loop, ...]) -> bool:
+    binding = fn.bindings.get(name)
+    before = name in fn.params if binding is None else not any(loop in binding.loops for loop in loops)
+    return before and not any(name in loop.resets for loop in loops)
