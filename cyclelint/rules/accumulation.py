@@ -378,7 +378,8 @@ class AccumulationRule(Checker):
                 self.hand_on(c.stmt, PendingState(
                     method.cls.name, method.name, params, sorted(c.value.deps & graph),
                     message("CYC305", c), known, decorators, unless, by_signature, folds,
-                    c.object_of if object_class(c.object_of) else "", own_attr(c.acc.split("[")[0], method.instance, nested=True) or ""))
+                    c.object_of if object_class(c.object_of) else "",
+                    own_attr(c.acc.split("[")[0], method.instance, nested=True) or ""))
         self.state = []
         if "CYC305" in self.enabled:
             for kept, found in ((self.walker.facts.evidence, self.evidence),
@@ -405,4 +406,3 @@ class AccumulationRule(Checker):
             self.report(c.stmt, code, message(code, c), c.fix if code in FIXABLE else None)
         for record in c.withdrawals(code):  # attached only through methods of classes other files define
             self.hand_on(c.stmt, record)
-
