@@ -29,6 +29,7 @@ from .grad_wrappers import (
     library_imports,
     loop_grad_off_by_class,
     may_evaluate,
+    may_name_library,
     may_turn_grad_off,
 )
 from .instance_holds import called_classes
@@ -184,7 +185,7 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
     facts.grad_off_decorators = set(result.grad_off_decorators)
     facts.generated_inits = generated_inits(tree) if tree is not None else {}
     facts.imported = import_origins(tree) if tree is not None else {}
-    origins = library_imports(tree, text) if tree is not None else None
+    origins = facts.imported if tree is not None and may_name_library(text) else None
     loops = loop_grad_off_by_class(tree, origins) if tree is not None else {}
     facts.loop_grad_off = {name: set(methods) for name, methods in loops.items()}
     rules = [rule(lambda *report: reports.append(report), enabled, lambda *record: handed.append(record))

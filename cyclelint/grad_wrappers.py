@@ -14,7 +14,7 @@ import ast
 
 from .astutil import class_defs, dotted, statements
 from .project.imports import import_origins
-from .vocabulary import NO_GRAD_CONTEXTS
+from .vocabulary import EVAL_STEPS, NO_GRAD_CONTEXTS, called_unnamed
 
 GRAD_OFF_WORDS = (*sorted(NO_GRAD_CONTEXTS), "set_grad_enabled")
 # (top-level package, class) -> the methods that class runs with grad off for every subclass: torchmetrics' Metric
@@ -23,7 +23,7 @@ LIBRARY_GRAD_OFF = {("torchmetrics", "Metric"): ("update",)}
 # Lightning's evaluation and prediction loops run under ``no_grad``/``inference_mode`` (``_no_grad_context`` on
 # their ``run()``; in 1.x the trainer's evaluation context): each step, each hook of a module or a callback they call
 LIGHTNING_EVAL = tuple(sorted({
-    *(f"{kind}_step" for kind in ("validation", "test", "predict")),
+    *EVAL_STEPS,
     *(f"{kind}_epoch_end" for kind in ("validation", "test")),  # 1.x
     *(f"on_{kind}_{when}" for kind in ("validation", "test", "predict")
       for when in ("start", "end", "epoch_start", "epoch_end", "batch_start", "batch_end")),
@@ -124,11 +124,15 @@ def loop_grad_off(node: ast.ClassDef, origins: dict[str, str]) -> list[str]:
     return sorted({m for methods in library_grad_off(node, origins, LOOP_GRAD_OFF).values() for m in methods})
 
 
-def library_imports(tree: ast.Module, text: str | bytes) -> dict[str, str] | None:
-    """What the file's imports bind (:func:`project.imports.import_origins`) when it may name a base of
-    :data:`LIBRARY_GRAD_OFF` or :data:`LOOP_GRAD_OFF`, else None."""
+def may_name_library(text: str | bytes) -> bool:
+    """Can the file name a base of :data:`LIBRARY_GRAD_OFF` or :data:`LOOP_GRAD_OFF`? Only then are its bases read."""
     words = {package for package, _ in (*LIBRARY_GRAD_OFF, *LOOP_GRAD_OFF)}
-    return import_origins(tree) if any((w if isinstance(text, str) else w.encode()) in text for w in words) else None
+    return any((w if isinstance(text, str) else w.encode()) in text for w in words)
+
+
+def library_imports(tree: ast.Module, text: str | bytes) -> dict[str, str] | None:
+    """What the file's imports bind (:func:`project.imports.import_origins`) when it may name such a base, else None."""
+    return import_origins(tree) if may_name_library(text) else None
 
 
 def library_grad_off_by_class(tree: ast.Module, origins: dict[str, str] | None) -> dict[str, dict[str, list[str]]]:
@@ -186,11 +190,7 @@ def eval_callers(cls: ast.ClassDef) -> dict[str, list[str]]:
                 on_self = isinstance(node.value, ast.Name) and node.value.id == this
                 (callers.setdefault(node.attr, set()).add(name) if on_self and id(node) in calls
                  else read.add(node.attr))
-    return {m: sorted(by) for m, by in callers.items() if m not in read and not _framework_called(m)}
-
-
-def _framework_called(name: str) -> bool:
-    return name in ("forward", "training_step") or name.startswith(("on_", "__"))
+    return {m: sorted(by) for m, by in callers.items() if m not in read and not called_unnamed(m)}
 
 
 def _self_name(f: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:

@@ -45,6 +45,12 @@ INPLACE = frozenset({"add_", "sub_", "mul_", "div_", "addcmul_", "addcdiv_", "le
 # Hooks of a LightningModule that the trainer runs with grad off (its evaluation and prediction loops run under
 # torch.no_grad or inference_mode; training_step is not one of them).
 EVAL_STEPS = frozenset({"validation_step", "test_step", "predict_step"})
+
+
+def called_unnamed(method: str) -> bool:
+    """A method that something outside its class runs without the class's code naming it: ``forward`` (through
+    ``self(x)``), a dunder, a framework's hook (``on_*``, ``training_step``)."""
+    return method in ("forward", "training_step") or method.startswith(("on_", "__"))
 # Methods of a model that run (part of) its forward pass.
 FORWARD_METHODS = frozenset(
     {"forward", "encode", "decode", "embed", "predict", "extract_features", "forward_features", "forward_head",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..vocabulary import called_unnamed
 from .classes import with_bases
 from .records import ClassSummary, FileResult
 
@@ -59,7 +60,7 @@ def restarted(slot: str, method: str, cls: str, seen_from: str, files: dict[str,
     the project shows: no call on another object in a file defining a method of that name, and not ``forward``, a
     dunder or a hook, which something outside calls. Subclasses are not followed: one whose own method calls
     ``method`` runs it on its instances, not on those of ``cls``."""
-    if not slot or method == "forward" or method.startswith(("__", "on_")) or method in calls:
+    if not slot or called_unnamed(method) or method in calls:
         return False
     homes_and_names = with_bases(cls, seen_from, files, homes)
     if any(files[home].own_calls is None for home, _ in homes_and_names):

@@ -324,10 +324,9 @@ class LinkRule(Checker):
             return
         message = MSG_MUTUAL.format(a=second.owner.split(".")[0], b=first.owner.split(".")[0])
         # ``cd._map[id(fn)] = fn_``: the project says whether ``_map`` is a weak container (thunder's CompileData)
-        held = next((ln for ln in (second, first) if _container_attr(ln)), None)
-        if held is not None:
-            self.hand_on(at.stmt, PendingBackPointer(attr=_container_attr(held), message=message, code="CYC201",
-                                                     container=True))
+        attr = next((attr for ln in (second, first) if (attr := _container_attr(ln))), None)
+        if attr is not None:
+            self.hand_on(at.stmt, PendingBackPointer(attr=attr, message=message, code="CYC201", container=True))
         else:
             self.report(at.stmt, "CYC201", message)
 
@@ -340,8 +339,8 @@ class LinkRule(Checker):
             msg += MSG_MODULE.format(obj=ln.value)
         if ln.kind == "attr" and ln.target:
             self.hand_on(ln.stmt, PendingBackPointer(attr=ln.target.rpartition(".")[2], message=msg))
-        elif _container_attr(ln):  # ``self.interleaver.envoys[id(m)] = self``: envoys may be a WeakValueDictionary
-            self.hand_on(ln.stmt, PendingBackPointer(attr=_container_attr(ln), message=msg, container=True))
+        elif attr := _container_attr(ln):  # ``self.interleaver.envoys[id(m)] = self``: envoys may be weak
+            self.hand_on(ln.stmt, PendingBackPointer(attr=attr, message=msg, container=True))
         else:
             self.report(ln.stmt, "CYC202", msg)
         other = self._own_attribute_class(ln.owner, fn) if ln.value == fn.instance else None
