@@ -380,6 +380,8 @@ class AccumulationRule(Checker):
                     message("CYC305", c), known, decorators, unless, by_signature, folds,
                     c.object_of if object_class(c.object_of) else "",
                     own_attr(c.acc.split("[")[0], method.instance, nested=True) or ""))
+                for record in c.withdrawals("CYC305"):  # resolved first, then maybe withdrawn by its callers
+                    self.hand_on(c.stmt, record)
         self.state = []
         if "CYC305" in self.enabled:
             for kept, found in ((self.walker.facts.evidence, self.evidence),

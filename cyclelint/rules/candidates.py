@@ -37,7 +37,13 @@ class Candidate:
         clean. A value some ``backward()`` of the function runs through is attached whatever they return. And a
         loop's finding in a function: the project may show that every call of it runs with grad off (an evaluation
         helper that a ``@torch.no_grad()`` method of another file calls), unless it steps itself: a function that
-        runs ``backward()`` or ``step()`` is a training step, not one run under ``no_grad``."""
+        runs ``backward()`` or ``step()`` is a training step, not one run under ``no_grad``. State a method grows
+        (CYC305) likewise: the project may show that every call of the method runs with grad off (pytorch-optimizer's
+        ``graft.add_statistics(grad)``, called only by a ``@torch.no_grad()`` ``step``)."""
+        if code == "CYC305":
+            method = self.fn.enclosing_method() if self.fn is not None else None
+            return [PendingWithdrawal(code, [], callers=[method.qualified_name])] if (
+                method is not None and method.node is not None and not method.backward_names) else []
         if code not in ("CYC301", "CYC302", "CYC303"):
             return []
         fn = self.fn
