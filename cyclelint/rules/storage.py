@@ -9,11 +9,11 @@ import libcst as cst
 from ..analysis import exprs as ex
 from ..analysis.class_facts import item_slot, torn_down
 from ..analysis.held import held_paths
-from ..analysis.holds import annotation_holds, annotation_of, comprehension_names, plain_instance, variable_holds
+from ..analysis.holds import comprehension_names, plain_instance, variable_holds
 from ..analysis.scopes import Function
 from ..analysis.weak import is_weak
 from ..project.records import PendingCache
-from ..vocabulary import CACHES, FRAME_CALLS, KNOWN_DECORATORS, cache_decorator, name_holds, torch_rooted
+from ..vocabulary import CACHES, FRAME_CALLS, KNOWN_DECORATORS, cache_decorator, torch_rooted
 from .base import Checker
 from .error_handover import error_slot, put_on_given_queue
 from .storage_text import (
@@ -235,7 +235,7 @@ class StorageRule(Checker):
         """A module-level cached function keyed by a model or a tensor keeps each one alive."""
         modules = self.walker.facts.module_classes
         for param in fn.params:
-            why = annotation_holds(annotation_of(param, fn), modules) or name_holds(param)
+            why = variable_holds(param, fn, modules)  # ``head_dim: int`` holds no model, whatever its name
             if why:
                 self.report(deco, "CYC402", MSG_CACHE_ARG.format(deco=name, name=fn.name, param=param, why=why))
                 return

@@ -1,0 +1,35 @@
+"""A module-level cache keyed by a parameter is judged by what the parameter is before what it is named: liger-kernel
+0.8.5's ``_rope_block_s(seq_len: int, head_dim: int)`` caches block sizes by two numbers, though ``head_dim`` is
+named after a model part. The same parameter with no annotation, or annotated as a module, keeps the finding; so does
+a class annotation's opposite, an instance (``Type[nn.Module]`` is a class, which holds no weights)."""
+import pytest
+
+from cyclelint.engine import lint_source
+from cyclelint.findings import DEFAULT_CODES
+
+pytestmark = pytest.mark.lintpath
+
+CACHED = """\
+import functools
+from typing import Type
+
+import torch.nn as nn
+
+
+@functools.lru_cache(maxsize=64)
+def block_size(seq_len: int, {param}) -> int:
+    return seq_len
+"""
+
+
+@pytest.mark.parametrize(("param", "kept"), [
+    ("head_dim: int", False),
+    ("head_dim: int | None", False),
+    ("head: Type[nn.Module]", False),
+    ("head", True),
+    ("head: nn.Module", True),
+    ("block: nn.Module", True),
+])
+def test_a_cache_key_by_its_annotation(param, kept):
+    found = lint_source(CACHED.format(param=param), "blocks.py", DEFAULT_CODES).findings
+    assert any(f.code == "CYC402" for f in found) is kept
