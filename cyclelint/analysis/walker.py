@@ -2,7 +2,7 @@
 bindings, normalises stores, and hands each event to every enabled rule."""
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -18,6 +18,7 @@ from .definitions import class_of, function_of
 from .fills import Fills, filled, fills_of, joined
 from .loops import LoopKinds, counters_and_keys, decodes, len_capped
 from .own_steps import GRADIENT_CALLS, steps_training
+from .replaced import live_statements
 from .scopes import Binding, FileFacts, Function, Loop, Store
 from .tensors import NUMBER, SAFE, Evaluator, Value, grad_context, join_branches
 
@@ -59,9 +60,9 @@ class Walker:
         return self.evaluator.value(expr, fn or self.fn)
 
     # -- statements --------------------------------------------------------
-    def block(self, body: Iterable[cst.CSTNode]) -> None:
+    def block(self, body: Sequence[cst.CSTNode]) -> None:
         fn, before = self.fn, (self.fn.non_root, self.fn.ruled_out)
-        for stmt in body:
+        for stmt in live_statements(body):
             self.statement(stmt)
             after_guard(stmt, fn)
             if isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[-1], (cst.Raise, cst.Return)):
