@@ -31,6 +31,7 @@ from ..vocabulary import (
     torch_op,
 )
 from .bindings import aliased_attrs, bound_locally
+from .casts import mentions_cpu, to_integer
 from .exprs import arg, callee, dotted, indexed_reduction, indices_of, last_part
 from .holds import declares_plain_return
 from .positions_via import through_positions
@@ -257,8 +258,8 @@ class Evaluator:
                     # teacher.encode(x) with teacher's class known: the project may know encode runs with grad off
                     return Value(attached=grad, tensor=True, via=frozenset({f"{recv.cls}.{last}"} if recv.cls else ()))
                 return SAFE  # model.get_input_embeddings(), device_module.memory_allocated()
-            if last in SAFE_METHODS:
-                return NUMBER
+            if last in SAFE_METHODS or (last in ("to", "type") and to_integer(call)):
+                return NUMBER  # .to(torch.int64): an integer tensor cannot require grad
             if recv.cls and self.returns.returns_graph((recv.cls, last)):  # trainer.step(x) returning its loss
                 return Value(attached=grad, tensor=True)
             if recv.cls and grad and (recv.cls, last) in self.returns.signatures:
@@ -269,7 +270,7 @@ class Evaluator:
                 return Value(tensor=True)
             if last in ("detach", "detach_"):
                 return Value(tensor=recv.tensor or recv.attached, detached=True)
-            if last == "cpu" or (last == "to" and _mentions_cpu(call)):
+            if last == "cpu" or (last == "to" and mentions_cpu(call)):
                 return recv.holding(tensor=False)
             if recv.attached or recv.tensor:
                 return recv.holding(attached=recv.attached and (grad or last.endswith("_")))
@@ -393,16 +394,6 @@ class Evaluator:
 def _no_graph_unless(grad: bool, v: Value) -> Value:
     """Arithmetic under ``no_grad`` records no graph, whatever its operands carry."""
     return v if grad else Value(False, v.tensor, False, frozenset())
-
-
-def _mentions_cpu(call: cst.Call) -> bool:
-    for a in call.args:
-        v = a.value
-        if isinstance(v, cst.SimpleString) and "cpu" in v.value:
-            return True
-        if isinstance(v, cst.Call) and v.args and isinstance(v.args[0].value, cst.SimpleString) and "cpu" in v.args[0].value.value:
-            return True
-    return False
 
 
 def _false(value: cst.BaseExpression | None) -> bool:

@@ -1,0 +1,39 @@
+"""A tensor converted to an integer dtype cannot require grad, so what it adds up holds no graph: unsloth
+2026.10.9's MFU counter (utils/mfu.py) sums ``lengths.to(torch.int64)`` of every training batch into the instance,
+and Megatron's schedules add up token counts. The same sums of a float conversion, a device move, or the tensor
+itself keep every step's graph and stay reported."""
+import pytest
+
+from cyclelint.engine import lint_source
+from cyclelint.findings import DEFAULT_CODES
+
+pytestmark = pytest.mark.lintpath
+
+LOOP = """\
+import torch
+
+
+def train(model, loader, opt):
+    total = 0
+    for batch in loader:
+        out = model(batch)
+        out.sum().backward()
+        opt.step()
+        total += {kept}.sum()
+    return total
+"""
+
+
+@pytest.mark.parametrize(("kept", "reported"), [
+    ("out.to(torch.int64)", False),
+    ("out.to(out.device, dtype=torch.long)", False),
+    ("out.type(torch.int32)", False),
+    ("(out > 0).to(torch.bool)", False),
+    ("out.to(torch.float16)", True),
+    ("out.to(batch.device)", True),
+    ("out.to(dtype=torch.float32)", True),
+    ("out", True),
+])
+def test_a_sum_of_integer_conversions(kept, reported):
+    found = lint_source(LOOP.format(kept=kept), "train.py", DEFAULT_CODES).findings
+    assert any(f.code == "CYC301" for f in found) is reported
