@@ -46,7 +46,7 @@ class StorageRule(Checker):
         super().__init__(*args)
         self.locals: dict[tuple[int, str], list[tuple[cst.CSTNode, str]]] = {}  # kept in a local, not yet freed
         self.new_exc: dict[tuple[int, str], cst.CSTNode] = {}  # locals bound to a call's result
-        self.rebound: dict[tuple[int, str], int] = {}  # ``except E as e: e = X()``: where e stopped being e
+        self.rebound: dict[tuple[int, str], int] = {}  # where e = X() or e.__traceback__ = None let go of the frame
         self.passed: dict[tuple[int, str], set[str]] = {}  # kept local -> functions of this file it is passed to
         self.kept_locals: list[tuple[cst.CSTNode, str, str, str, set[str]]] = []  # reported once the file is read
         self.clearers: set[str] = set()  # functions of this file that set ``x.__traceback__ = None``
@@ -128,6 +128,7 @@ class StorageRule(Checker):
         if store.target and store.target.endswith(".__traceback__") and ex.is_none(store.value):
             self.clearers.add(fn.name)  # _detach_tracebacks(err): clears what it is given
             self.locals.pop((id(fn), store.owner), None)
+            self.rebound[(id(fn), store.owner)] = getattr(fn.bindings.get(store.owner), "index", -1)
         kept = self._kept(store.value, fn)
         where = (store.target or store.owner or "an object").replace("[]", "")
         # ``error.__cause__ = e``, with ``error`` raised: the chain ``raise error from e`` makes, handled, not kept
