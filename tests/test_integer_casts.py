@@ -37,3 +37,33 @@ def train(model, loader, opt):
 def test_a_sum_of_integer_conversions(kept, reported):
     found = lint_source(LOOP.format(kept=kept), "train.py", DEFAULT_CODES).findings
     assert any(f.code == "CYC301" for f in found) is reported
+
+
+COUNT = """\
+import torch
+
+
+def train(model, loader, opt):
+    total = {start}
+    for batch in loader:
+        loss, count = model(batch)
+        loss.backward()
+        opt.step()
+        total {op} count
+    return total
+"""
+
+
+@pytest.mark.parametrize(("start", "op", "reported"), [
+    ("torch.zeros([], dtype=torch.int, device='cuda')", "+=", False),
+    ("torch.tensor(0, dtype=torch.int64)", "+=", False),
+    ("torch.zeros([])", "+=", True),
+    ("torch.zeros([], dtype=torch.float32)", "+=", True),
+    ("0", "+=", True),
+    ("torch.zeros([], dtype=torch.int)", "= total +", True),  # out of place: int + float makes a float with a graph
+])
+def test_a_count_added_into_an_integer_tensor(start, op, reported):
+    """Megatron's schedules add each microbatch's token count into ``torch.zeros([], dtype=torch.int)``: in place,
+    the sum stays an integer tensor (a float with a graph cannot be added into it)."""
+    found = lint_source(COUNT.format(start=start, op=op), "train.py", DEFAULT_CODES).findings
+    assert any(f.code == "CYC301" for f in found) is reported

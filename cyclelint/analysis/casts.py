@@ -3,10 +3,15 @@
 counter sums ``lengths.to(torch.int64)`` of every batch into the instance, and holds no graph."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
-from ..vocabulary import INTEGER_DTYPES
+from ..vocabulary import INTEGER_DTYPES, torch_rooted
 from . import exprs as ex
+
+if TYPE_CHECKING:
+    from .scopes import Function
 
 
 def mentions_cpu(call: cst.Call) -> bool:
@@ -24,3 +29,17 @@ def to_integer(call: cst.Call) -> bool:
     position or keyword, is an integer one."""
     return any((a.keyword is None or a.keyword.value == "dtype")
                and ex.last_part(ex.dotted(a.value) or "") in INTEGER_DTYPES for a in call.args)
+
+
+def integer_tensor(expr: cst.BaseExpression | None) -> bool:
+    """``torch.zeros([], dtype=torch.int)``: a torch call building a tensor of an integer dtype."""
+    dtype = ex.keyword_arg(expr, "dtype") if isinstance(expr, cst.Call) and torch_rooted(ex.callee(expr)) else None
+    return dtype is not None and ex.last_part(ex.dotted(dtype) or "") in INTEGER_DTYPES
+
+
+def integer_accumulator(target: cst.BaseExpression, fn: Function) -> bool:
+    """``total += n`` into a local last bound to an integer tensor (Megatron's token count, ``torch.zeros([],
+    dtype=torch.int)``): added in place, the sum stays an integer tensor, which holds no graph."""
+    binding = fn.bindings.get(target.value) if isinstance(target, cst.Name) else None
+    bound = binding.stmt if binding is not None else None
+    return isinstance(bound, (cst.Assign, cst.AnnAssign)) and integer_tensor(bound.value)

@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from ..vocabulary import INTEGER_DTYPES, object_class, torch_rooted
+from ..vocabulary import object_class, torch_rooted
 from . import exprs as ex
+from .casts import integer_tensor
 from .held import held_names
 from .holds import annotation_of, code_class
 from .weak import is_weak
@@ -38,9 +39,7 @@ def note_attr_store(store: Store, fn: Function, value_of: Callable[[cst.BaseExpr
         cls.attr_types[attr] = kind
     cls.weak_attrs[attr] = cls.weak_attrs.get(attr, True) and is_weak(store.value)  # ``self.refs = WeakSet()``
     if isinstance(store.value, cst.Call) and torch_rooted(ex.callee(store.value)):
-        dtype = ex.keyword_arg(store.value, "dtype")
-        integer = dtype is not None and ex.last_part(ex.dotted(dtype) or "") in INTEGER_DTYPES
-        cls.tensor_dtypes.setdefault(attr, set()).add(integer)
+        cls.tensor_dtypes.setdefault(attr, set()).add(integer_tensor(store.value))
     if method.name == "__init__" and fn is method:
         for param in sorted(held_names(store.value) & set(fn.params[1:])):
             cls.kept_params.setdefault(param, attr)

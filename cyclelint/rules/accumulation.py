@@ -10,6 +10,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis import exprs as ex
+from ..analysis.casts import integer_accumulator
 from ..analysis.class_facts import own_attr
 from ..analysis.cst_reading import CST
 from ..analysis.scopes import Function
@@ -69,8 +70,7 @@ class AccumulationRule(Checker):
         self.callers = FileCallers()
         self.numbers: set[tuple[int, str]] = set()  # (function, local) last bound to a number literal
         self.proofs: dict[int, Proofs] = {}  # per function: what --fix may rewrite safely
-        # item assignment never grows a list: locals and (class, attr) bound only to list displays
-        self.lists: set[tuple[int, str]] = set()
+        self.lists: set[tuple[int, str]] = set()  # (function, local) bound to a list display: no item store grows it
         self.results = CallResults()  # the locals each function returns or combines
         self.drained: set[tuple[str, str]] = set()  # (class, self.X) some method pops: a queue, not a history
         self.attr_lists: dict[tuple[str, str], bool] = {}  # (class, X): self.X only ever a list or numpy array
@@ -82,7 +82,7 @@ class AccumulationRule(Checker):
 
     # -- events ------------------------------------------------------------
     def on_augassign(self, node, fn):
-        if not isinstance(node.operator, AUG_OPS):
+        if not isinstance(node.operator, AUG_OPS) or integer_accumulator(node.target, fn):
             return
         val = self.walker.value(node.value)
         t = node.target
