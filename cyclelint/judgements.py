@@ -27,7 +27,16 @@ from .reading import (
     Reading,
     last_part,
 )
-from .vocabulary import CONCAT_FUNCS, KEEPERS, NOT_DATA_CALLEES, STRONG_DATA, WEAK_DATA, WRAPPERS, name_tokens
+from .vocabulary import (
+    CONCAT_FUNCS,
+    CONSTANT_NAMES,
+    KEEPERS,
+    NOT_DATA_CALLEES,
+    STRONG_DATA,
+    WEAK_DATA,
+    WRAPPERS,
+    name_tokens,
+)
 
 _INSIDE_ARITHMETIC = (BINARY, CONDITIONAL, UNARY)
 
@@ -113,7 +122,7 @@ def held_paths(r: Reading, value: Any) -> list[str]:
         cur = stack.pop()
         path = r.dotted(cur)
         if path is not None:
-            if path not in ("None", "True", "False"):
+            if path not in CONSTANT_NAMES:
                 out.append(path)
             continue
         kind = r.kind(cur)

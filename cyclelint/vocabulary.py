@@ -38,6 +38,7 @@ CONCAT_FUNCS = frozenset({"cat", "concat", "concatenate", "stack", "vstack", "hs
                           "pad_sequence"})
 # What a loop's bound reads from a tensor: ``range(0, x.shape[2], step)`` walks the positions of one tensor.
 SHAPE_READS = frozenset({"shape", "size"})
+CONSTANT_NAMES = frozenset({"None", "True", "False"})  # names that are values: no tensor, no view of one
 # Module methods that yield the module itself first (with the slot of a (name, module) pair).
 MODULE_ITERS = {"modules": None, "named_modules": 1}
 INPLACE = frozenset({"add_", "sub_", "mul_", "div_", "addcmul_", "addcdiv_", "lerp_"})

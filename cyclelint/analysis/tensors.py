@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from ..vocabulary import (
+    CONSTANT_NAMES,
     DRAWS,
     FORWARD_METHODS,
     HOLDING_CALLS,
@@ -154,7 +155,7 @@ class Evaluator:
 
     def _value(self, expr: cst.BaseExpression, fn: Function) -> Value:
         if isinstance(expr, cst.Name):
-            if expr.value in ("None", "True", "False") or fn.known_plain(expr.value):
+            if expr.value in CONSTANT_NAMES or fn.known_plain(expr.value):
                 return SAFE
             return self.lookup(fn, expr.value)
         reduced = indices_of(expr)

@@ -6,7 +6,7 @@ import libcst as cst
 
 from ..analysis import exprs as ex
 from ..analysis.scopes import Function
-from ..vocabulary import SHAPE_READS, VIEW_METHODS, ZERO_COPY
+from ..vocabulary import CONSTANT_NAMES, SHAPE_READS, VIEW_METHODS, ZERO_COPY
 
 
 def function_ctx(fn: Function) -> str | None:
@@ -47,7 +47,7 @@ def views_of(value: cst.BaseExpression, helpers: dict[str, int]) -> set[str]:
     out, stack = set(), [value]
     while stack:
         cur = stack.pop()
-        if isinstance(cur, cst.Name):
+        if isinstance(cur, cst.Name) and cur.value not in CONSTANT_NAMES:  # ``x if t else None``: None is no view
             out.add(cur.value)
         elif isinstance(cur, cst.Subscript):
             stack.append(cur.value)
