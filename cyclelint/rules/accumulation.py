@@ -29,6 +29,7 @@ from .module_hooks import MESSAGE as MODULE_HOOK_MESSAGE
 from .module_hooks import ModuleHooks
 from .pack_hooks import MESSAGE as PACK_MESSAGE
 from .pack_hooks import PackHooks
+from .queues import Queues
 from .step_stores import MESSAGE as STEP_MESSAGE
 from .step_stores import StepStores
 from .store_shapes import (
@@ -46,7 +47,6 @@ from .store_shapes import (
 )
 
 FIXABLE = ("CYC301", "CYC302")
-DRAINS = frozenset({"pop", "popleft"})  # item by item: a queue; clear() at epoch end still keeps an epoch
 SPREADS = frozenset({"extend", "extendleft"})  # the argument's elements are what is kept
 AUG_OPS = (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.DivideAssign)
 
@@ -72,7 +72,7 @@ class AccumulationRule(Checker):
         self.proofs: dict[int, Proofs] = {}  # per function: what --fix may rewrite safely
         self.lists: set[tuple[int, str]] = set()  # (function, local) bound to a list display: no item store grows it
         self.results = CallResults()  # the locals each function returns or combines
-        self.drained: set[tuple[str, str]] = set()  # (class, self.X) some method pops: a queue, not a history
+        self.queues = Queues()  # what is popped item by item: a queue, not a history
         self.attr_lists: dict[tuple[str, str], bool] = {}  # (class, X): self.X only ever a list or numpy array
         # (class, attr) of self assigned in __init__ / in any other method: the first only are fixed per instance
         self.set_in_init, self.set_later = set[tuple[str, str]](), set[tuple[str, str]]()
@@ -130,7 +130,7 @@ class AccumulationRule(Checker):
                 key = (method.cls.name, attr)
                 self.attr_lists[key] = self.attr_lists.get(key, True) and stores_list(store.stmt, store.value)
                 if trims_itself(store.value, store.target):  # a window: appended, then cut to its last entries
-                    self.drained.add((method.cls.name, store.target))
+                    self.queues.attrs.add((method.cls.name, store.target))
             if grows(CST, store.value, store.target):
                 self._recurrence(store.stmt, store.target, store.value, fn)
             elif fn.instance and store.target.startswith(fn.instance + ".") and store.target not in fn.unset:
@@ -155,8 +155,7 @@ class AccumulationRule(Checker):
         name = ex.method_name(call)
         self.results.note_call(call, fn)
         method = fn.enclosing_method()
-        if name in DRAINS and method and method.cls and ex.receiver(call) is not None:
-            self.drained.add((method.cls.name, ex.dotted(ex.receiver(call)) or ""))
+        self.queues.note_call(call, fn)
         if name in INPLACE:
             base = ex.receiver(call)
             while isinstance(base, cst.Call) and ex.method_name(base) in INPLACE:
@@ -263,6 +262,7 @@ class AccumulationRule(Checker):
     def leave_function(self, fn):
         self.numbers = {key for key in self.numbers if key[0] != id(fn)}  # ids are reused once fn is gone
         self.lists = {key for key in self.lists if key[0] != id(fn)}
+        drained = self.queues.leave(fn)  # locals a closure of fn pops
         consumed, computed = self.results.leave(fn)
         self.proofs.pop(id(fn), None)
         self.module_hooks.trains |= bool(fn.backward_names)
@@ -274,7 +274,7 @@ class AccumulationRule(Checker):
                 backward |= v.deps
         resets = self.resets.pop(id(fn), set())
         for c in self.cands.pop(id(fn), []):
-            if id(c.stmt) in self.reported or c.acc in backward or c.acc.split("[")[0] in backward:
+            if id(c.stmt) in self.reported or c.acc in backward or c.acc.split("[")[0] in backward or c.acc in drained:
                 continue
             if c.code == "CYC301" and not c.state and adds_held_items(c.expr, c.acc, fn, c.loops):
                 continue
@@ -352,7 +352,7 @@ class AccumulationRule(Checker):
         for c in self.state:
             method = c.fn.enclosing_method() if c.fn else None
             if method is None or method.cls is None or id(c.stmt) in self.reported or (
-                    method.cls.name, c.acc) in self.drained or method.cls.weak_attrs.get(c.acc.partition(".")[2]):
+                    method.cls.name, c.acc) in self.queues.attrs or method.cls.weak_attrs.get(c.acc.partition(".")[2]):
                 continue  # appended here and popped by another method (forward parks, backward takes); a WeakSet
             params = method.params[1:]
             graph = graph_params(method)  # an ``int`` or ``List[int]`` argument holds no graph
