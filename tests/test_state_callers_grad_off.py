@@ -62,26 +62,3 @@ def test_a_method_nothing_calls_stays_reported(tmp_path):
 def test_a_method_also_handed_on_stays_reported(tmp_path):
     handed = OPTIMIZER.format(decorator="@torch.no_grad()") + "\n\nHOOKS = [Graft.add_statistics]\n"
     assert ("graft.py", 9, "CYC305") in lint_tree(tmp_path, {"graft.py": GRAFT, "shampoo.py": handed})
-
-
-def test_a_training_step_growing_state_stays_reported(tmp_path):
-    """A method that runs ``backward()`` is a training step, whatever its callers: no call of it runs grad off."""
-    step = """\
-    import torch
-
-
-    class Runner:
-        def __init__(self, model):
-            self.model, self.losses = model, []
-
-        def train_step(self, batch):
-            loss = self.model(batch).sum()
-            loss.backward()
-            self.losses.append(loss)
-
-
-    @torch.no_grad()
-    def evaluate(runner, batch):
-        runner.train_step(batch)
-    """
-    assert ("runner.py", 11, "CYC305") in lint_tree(tmp_path, {"runner.py": step})

@@ -26,6 +26,7 @@ class Candidate:
     slot_of: str | None = None  # ``self.X[i] = v``: X, judged once every assignment of self.X in the class is known
     key_attr: str | None = None  # ``d[self.K] = v``: K, a fixed key (one entry, overwritten) if only __init__ sets it
     why: str | None = None  # where the value's graph comes from, when the message should say it
+    by_signature: bool = False  # CYC305 on state grown from a parameter only its annotation calls a tensor
     outer: tuple[Loop, ...] = ()  # loops enclosing where a local container was made: each makes it anew
     # ``metrics.add(v)`` on an object of a class the file does not define: reported unless the project holds it no
     # container (a class of another file may derive from ``list``: ``class History(list)``)
@@ -38,12 +39,14 @@ class Candidate:
         loop's finding in a function: the project may show that every call of it runs with grad off (an evaluation
         helper that a ``@torch.no_grad()`` method of another file calls), unless it steps itself: a function that
         runs ``backward()`` or ``step()`` is a training step, not one run under ``no_grad``. State a method grows
-        (CYC305) likewise: the project may show that every call of the method runs with grad off (pytorch-optimizer's
-        ``graft.add_statistics(grad)``, called only by a ``@torch.no_grad()`` ``step``)."""
+        from a parameter that only its annotation calls a tensor (CYC305) likewise: the project's own calls of the
+        method weigh more than the signature (pytorch-optimizer's ``graft.add_statistics(grad: torch.Tensor)``, called
+        only by a ``@torch.no_grad()`` ``step``). Other state is left alone: following the callers of every method
+        that grows state costs more than a cold run of the whole tree (transformers' caches)."""
         if code == "CYC305":
             method = self.fn.enclosing_method() if self.fn is not None else None
             return [PendingWithdrawal(code, [], callers=[method.qualified_name])] if (
-                method is not None and method.node is not None and not method.backward_names) else []
+                self.by_signature and method is not None and method.node is not None) else []
         if code not in ("CYC301", "CYC302", "CYC303"):
             return []
         fn = self.fn
