@@ -1,7 +1,6 @@
 """CYC1xx: callables that capture an object, stored where that object reaches them.
 
-The cycle is object -> attribute/container/hook table -> callable ->
-closure cell, ``__self__`` or default -> object.
+The cycle is object -> attribute/container/hook table -> callable -> closure cell, ``__self__`` or default -> object.
 """
 from __future__ import annotations
 
@@ -20,7 +19,7 @@ from ..analysis.weak import is_weak
 from ..judgements import capture_walk, slot_wrapper
 from ..project.records import PendingCtor, PendingWithdrawal
 from ..reading import ATTRIBUTE, LAMBDA, NAME
-from ..vocabulary import CLASS_NAMES, HOOK_RE, PARTIALS, TENSOR_HOOKS
+from ..vocabulary import CLASS_NAMES, FORWARD_METHODS, HOOK_RE, PARTIALS, TENSOR_HOOKS
 from .base import Checker
 from .capture_lifetime import (
     PairedRestores,
@@ -143,6 +142,9 @@ class SelfCaptureRule(Checker):
                     return Capture("CYC103", f"{last}(..., {a.value})")
                 if isinstance(a, cst.Attribute) and isinstance(a.value, cst.Name) and a.value.value in names:
                     method = a.attr.value if a.value.value == fn.instance else None
+                    # partial(f, model.engine) holds the engine, not model: unless a bound method (replaced, forward)
+                    if method is None and a.attr.value != target_attr and a.attr.value not in FORWARD_METHODS:
+                        continue
                     return Capture("CYC103", f"{last}({ex.dotted(a)})", method)
                 inner = self.capture(a, names, fn) if isinstance(a, (cst.Lambda, cst.Name)) else None
                 if inner is not None:
