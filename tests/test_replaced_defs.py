@@ -26,8 +26,10 @@ def lines(tmp_path, source):
     return [line for _, line, code in lint_tree(tmp_path, {"trainer.py": source}) if code == "CYC202"]
 
 
-def test_a_replaced_method_never_runs(tmp_path):
-    assert lines(tmp_path, TRAINER.format(between="")) == []
+@pytest.mark.parametrize("between", ["", "    def fit(self, model):\n        self.prepare_model(model)\n"])
+def test_a_replaced_method_never_runs(tmp_path, between):
+    """``self.prepare_model(model)`` between the two is looked up when it runs: it calls the second."""
+    assert lines(tmp_path, TRAINER.format(between=between)) == []
 
 
 @pytest.mark.parametrize("between", ["    first = prepare_model\n", "    hooks = [prepare_model]\n"])

@@ -27,10 +27,14 @@ def live_statements(body: Sequence[cst.CSTNode]) -> Sequence[cst.CSTNode]:
 
 
 def _reads(node: cst.CSTNode, name: str) -> bool:
+    """``node`` reads the variable ``name``: not ``self.name``, looked up when it runs (the method then defined)."""
     stack = [node]
     while stack:
         cur = stack.pop()
         if isinstance(cur, cst.Name) and cur.value == name:
             return True
-        stack.extend(ex.child_nodes(cur))
+        if isinstance(cur, cst.Attribute):
+            stack.append(cur.value)
+        else:
+            stack.extend(ex.child_nodes(cur))
     return False
