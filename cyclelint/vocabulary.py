@@ -127,6 +127,7 @@ VERBS = frozenset(
      "apply", "update", "set", "reset", "check", "validate", "log", "print", "dump", "parse", "move", "patch",
      "enable", "disable", "export", "import", "replace", "instantiate", "download", "push", "sync"}
 )
+COUNTS = frozenset({"n", "num", "number"})  # ...nor one starting with these: a count of them (``n_heads``)
 # ...and one ending in one of these names a thing about the model (model_config), not the model.
 NOT_CALLED = frozenset(
     {"checkpoint", "config", "cfg", "name", "names", "path", "dir", "type", "kwargs", "args", "id", "ids", "key",
@@ -134,7 +135,9 @@ NOT_CALLED = frozenset(
      "hub", "url", "scale", "scaler", "weight", "weights", "meter", "tracker", "history", "logger", "version",
      "fn_name", "params", "parameters", "hook", "hooks", "wrapper", "factory", "builder", "cache", "map", "mapping",
      # a model's optimizer or learning-rate scheduler (``self.policy_scheduler(step)``) gives no forward pass
-     "optimizer", "optimizers", "optim", "scheduler", "schedulers", "sched"}
+     "optimizer", "optimizers", "optim", "scheduler", "schedulers", "sched",
+     # a size or a count of the model's parts (``head_dim``, ``hidden_len``), a number
+     "dim", "dims", "len", "count"}
 )
 _TOKEN_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 
@@ -200,7 +203,7 @@ def no_module_class(bases: list[str], is_module: bool) -> bool:
 
 def _named_like(name: str, nouns: frozenset[str]) -> bool:
     tokens = name_tokens(name)
-    if not tokens or tokens[0] in VERBS or tokens[-1] in NOT_CALLED:
+    if not tokens or tokens[0] in VERBS or tokens[0] in COUNTS or tokens[-1] in NOT_CALLED:
         return False
     return any(t in nouns for t in tokens)
 

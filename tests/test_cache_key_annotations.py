@@ -1,7 +1,9 @@
 """A module-level cache keyed by a parameter is judged by what the parameter is before what it is named: liger-kernel
 0.8.5's ``_rope_block_s(seq_len: int, head_dim: int)`` caches block sizes by two numbers, though ``head_dim`` is
-named after a model part. The same parameter with no annotation, or annotated as a module, keeps the finding; so does
-a class annotation's opposite, an instance (``Type[nn.Module]`` is a class, which holds no weights)."""
+named after a model part. Unannotated, a name that says a size or a count (unsloth 2026.10.9's ``_sdpa_choice(device,
+dtype, head_dim, n_heads, ...)``, which builds ``torch.empty(1, n_heads, 128, head_dim)``) names no model either. A
+parameter named like a model part, or annotated as a module, keeps the finding; a class annotation (``Type[nn.Module]``)
+holds no weights."""
 import pytest
 
 from cyclelint.engine import lint_source
@@ -27,6 +29,10 @@ def block_size(seq_len: int, {param}) -> int:
     ("head_dim: int | None", False),
     ("head: Type[nn.Module]", False),
     ("head", True),
+    ("head_dim", False),  # unsloth's _sdpa_choice(device, dtype, head_dim, n_heads, ...): a size, a count
+    ("n_heads", False),
+    ("num_heads", False),
+    ("encoder_len", False),
     ("head: nn.Module", True),
     ("block: nn.Module", True),
 ])
