@@ -1,7 +1,7 @@
 """What a loop walks and what bounds it, read off its header and body (used by the walker)."""
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -13,7 +13,7 @@ from .cst_reading import CST
 
 if TYPE_CHECKING:
     from .scopes import Function
-    from .tensors import Evaluator
+    from .tensors import Evaluator, Value
 
 SPLITS = frozenset({"split", "chunk", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit"})
 # What fills a list the call made (Function.lists): only pieces of the call's own input, or what a loop over data
@@ -130,20 +130,32 @@ def calls_item_by_count(loop: cst.For, instance: str | None) -> bool:
                for node in walk_nodes(loop.body))
 
 
-def counters_and_keys(node: cst.For) -> frozenset[str]:
+def counters_and_keys(node: cst.For, value_of: Callable[[cst.BaseExpression], Value] | None = None) -> frozenset[str]:
     """The names a ``for`` binds to a count or a dict key: ``i`` of ``for i, x in enumerate(xs)``, ``k`` of
     ``for k, v in d.items()`` or ``for k in d.keys()``. They hold no graph whatever the values walked hold (a
-    tensor used as a key hashes by identity; nobody keys a dict by a loss)."""
+    tensor used as a key hashes by identity; nobody keys a dict by a loss). Given ``value_of``, also those ``zip``
+    pairs with an iterable that ``value_of`` says holds no graph: Megatron's ``for request_id, token, log_probs in
+    zip(request_ids.tolist(), sample.tolist(), log_probs_iter)`` binds two Python numbers, whatever the third holds."""
     it, target = node.iter, node.target
     if not isinstance(it, cst.Call):
         return frozenset()
     method = ex.method_name(it)
     if method == "keys" and not it.args and isinstance(target, cst.Name):
         return frozenset((target.value,))
+    out: set[str] = set()
     pairs = ex.callee(it) == "enumerate" or (method == "items" and not it.args)
     if pairs and isinstance(target, cst.Tuple) and len(target.elements) == 2:
-        return frozenset(ex.loaded_names(target.elements[0].value))
-    return frozenset()
+        out |= ex.loaded_names(target.elements[0].value)
+        if ex.callee(it) == "enumerate" and it.args:  # for i, (a, b) in enumerate(zip(xs, ys))
+            it, target = it.args[0].value, target.elements[1].value
+    if value_of is not None and isinstance(it, cst.Call) and ex.callee(it) == "zip" and isinstance(target, cst.Tuple):
+        for element, part in zip(target.elements, it.args):
+            if part.keyword is not None or part.star or isinstance(element, cst.StarredElement):
+                break  # zip(*lists) or a starred target: the positions no longer pair up
+            walked = value_of(part.value)
+            if walked.detached and not walked.attached:  # ids.tolist(), x.detach(): nothing in it carries a graph
+                out |= ex.loaded_names(element.value)
+    return frozenset(out)
 
 
 def iterated_parts(expr: cst.BaseExpression) -> list[cst.BaseExpression]:

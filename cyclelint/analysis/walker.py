@@ -313,7 +313,7 @@ class Walker:
         is_mod = iter_val.module or any(MODULE_ITER_RE.search(n) for n in iter_names)
         fn.loops.append(loop)
         for name in loop.targets:  # an element of what is walked: ``for k, v in stats.items()``: v holds what stats holds
-            self.bind(name, None, node, NUMBER if name in counters_and_keys(node) else
+            self.bind(name, None, node, NUMBER if name in counters_and_keys(node, self.value) else
                       iter_val.holding(tensor=loop.data_iter or iter_val.tensor, module=is_mod))
         self._loop_body(loop, node)
 
