@@ -1,7 +1,8 @@
 """``functools.partial`` evaluates its arguments when it is made: ``partial(f, model.vllm_engine)`` holds the engine,
 not ``model`` (unsloth 2026.10.9 stores it on ``model.fast_generate_batches``; the engine never points back). A bound
 method of the object, the very attribute the store replaces or a model's ``forward``, is ``__self__``-bound to it,
-and the partial over ``self.method`` holds the instance: all three stay reported."""
+a partial over the very object it is stored on (litgpt's ``mod.proj.reset_parameters = partial(init_weights,
+mod.proj)``), and the partial over ``self.method`` holds the instance: all stay reported."""
 import pytest
 
 from cyclelint.engine import lint_source
@@ -25,6 +26,7 @@ def attach(model, llm, generate_batches):
     ("forward", "model.forward", True),
     ("fast_forward", "model.forward", True),
     ("fast_generate_batches", "model", True),
+    ("predictor.forward", "model.predictor", True),  # chemprop: MethodType-like, over the object it is stored on
 ])
 def test_a_partial_over_an_attribute(target, arg, reported):
     found = lint_source(PATCH.format(target=target, arg=arg), "patch.py", DEFAULT_CODES).findings

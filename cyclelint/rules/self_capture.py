@@ -142,8 +142,8 @@ class SelfCaptureRule(Checker):
                     return Capture("CYC103", f"{last}(..., {a.value})")
                 if isinstance(a, cst.Attribute) and isinstance(a.value, cst.Name) and a.value.value in names:
                     method = a.attr.value if a.value.value == fn.instance else None
-                    # partial(f, model.engine) holds the engine, not model: unless a bound method (replaced, forward)
-                    if method is None and a.attr.value != target_attr and a.attr.value not in FORWARD_METHODS:
+                    # partial(f, m.engine) holds the engine, not m, unless stored on it or a bound method of m
+                    if method is None and ex.dotted(a) != owner and a.attr.value not in {target_attr, *FORWARD_METHODS}:
                         continue
                     return Capture("CYC103", f"{last}({ex.dotted(a)})", method)
                 inner = self.capture(a, names, fn) if isinstance(a, (cst.Lambda, cst.Name)) else None
