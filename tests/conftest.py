@@ -43,6 +43,14 @@ def lint_tree(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, int, str
     return sorted((Path(f.path).name, f.line, f.code) for f in findings)
 
 
+def reports(source: str, code: str, path: str = "example.py") -> bool:
+    """Whether one file's source, linted alone with the default rules, has a finding of ``code``."""
+    from cyclelint.engine import lint_source
+    from cyclelint.findings import DEFAULT_CODES
+
+    return any(f.code == code for f in lint_source(source, path, DEFAULT_CODES).findings)
+
+
 @pytest.fixture
 def cyclelint():
     def call(*args, cwd=None):

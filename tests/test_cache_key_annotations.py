@@ -6,8 +6,7 @@ parameter named like a model part, or annotated as a module, keeps the finding; 
 holds no weights."""
 import pytest
 
-from cyclelint.engine import lint_source
-from cyclelint.findings import DEFAULT_CODES
+from .conftest import reports
 
 pytestmark = pytest.mark.lintpath
 
@@ -37,5 +36,4 @@ def block_size(seq_len: int, {param}) -> int:
     ("block: nn.Module", True),
 ])
 def test_a_cache_key_by_its_annotation(param, kept):
-    found = lint_source(CACHED.format(param=param), "blocks.py", DEFAULT_CODES).findings
-    assert any(f.code == "CYC402" for f in found) is kept
+    assert reports(CACHED.format(param=param), "CYC402") is kept

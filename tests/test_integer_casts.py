@@ -4,8 +4,7 @@ and Megatron's schedules add up token counts. The same sums of a float conversio
 itself keep every step's graph and stay reported."""
 import pytest
 
-from cyclelint.engine import lint_source
-from cyclelint.findings import DEFAULT_CODES
+from .conftest import reports
 
 pytestmark = pytest.mark.lintpath
 
@@ -35,8 +34,7 @@ def train(model, loader, opt):
     ("out", True),
 ])
 def test_a_sum_of_integer_conversions(kept, reported):
-    found = lint_source(LOOP.format(kept=kept), "train.py", DEFAULT_CODES).findings
-    assert any(f.code == "CYC301" for f in found) is reported
+    assert reports(LOOP.format(kept=kept), "CYC301") is reported
 
 
 COUNT = """\
@@ -65,5 +63,4 @@ def train(model, loader, opt):
 def test_a_count_added_into_an_integer_tensor(start, op, reported):
     """Megatron's schedules add each microbatch's token count into ``torch.zeros([], dtype=torch.int)``: in place,
     the sum stays an integer tensor (a float with a graph cannot be added into it)."""
-    found = lint_source(COUNT.format(start=start, op=op), "train.py", DEFAULT_CODES).findings
-    assert any(f.code == "CYC301" for f in found) is reported
+    assert reports(COUNT.format(start=start, op=op), "CYC301") is reported

@@ -8,6 +8,8 @@ import pytest
 from cyclelint.engine import lint_source
 from cyclelint.findings import DEFAULT_CODES
 
+from .conftest import reports
+
 pytestmark = pytest.mark.lintpath
 
 PATCH = """\
@@ -29,8 +31,7 @@ def attach(model, llm, generate_batches):
     ("predictor.forward", "model.predictor", True),  # chemprop: MethodType-like, over the object it is stored on
 ])
 def test_a_partial_over_an_attribute(target, arg, reported):
-    found = lint_source(PATCH.format(target=target, arg=arg), "patch.py", DEFAULT_CODES).findings
-    assert any(f.code == "CYC103" for f in found) is reported
+    assert reports(PATCH.format(target=target, arg=arg), "CYC103") is reported
 
 
 def test_a_partial_over_the_instances_method():

@@ -3,8 +3,7 @@
 Keeping it with its traceback, or dropping another exception's, stays reported."""
 import pytest
 
-from cyclelint.engine import lint_source
-from cyclelint.findings import DEFAULT_CODES
+from .conftest import reports
 
 pytestmark = pytest.mark.lintpath
 
@@ -26,5 +25,4 @@ def run(patches, raised, other):
     ("other.__traceback__ = None", True),
 ])
 def test_a_dropped_traceback(drop, reported):
-    found = lint_source(RUN.format(drop=drop), "patches.py", DEFAULT_CODES).findings
-    assert any(f.code == "CYC401" for f in found) is reported
+    assert reports(RUN.format(drop=drop), "CYC401") is reported

@@ -4,8 +4,7 @@ the ids are Python numbers whatever the log-probs hold. The target paired with t
 of ``zip(*lists)`` and the whole tuple bound to one name stay reported."""
 import pytest
 
-from cyclelint.engine import lint_source
-from cyclelint.findings import DEFAULT_CODES
+from .conftest import reports
 
 pytestmark = pytest.mark.lintpath
 
@@ -35,6 +34,4 @@ class Engine:
     ("pair", "zip(request_ids.tolist(), log_probs)", "pair", True),
 ])
 def test_zip_pairs_each_target_with_its_iterable(target, walked, kept, reported):
-    source = ENGINE.format(target=target, walked=walked, kept=kept)
-    found = lint_source(source, "engine.py", DEFAULT_CODES).findings
-    assert any(f.code == "CYC305" for f in found) is reported
+    assert reports(ENGINE.format(target=target, walked=walked, kept=kept), "CYC305") is reported

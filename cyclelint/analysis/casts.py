@@ -27,14 +27,13 @@ def mentions_cpu(call: cst.Call) -> bool:
 def to_integer(call: cst.Call) -> bool:
     """``.to(torch.int64)``, ``.to(x.device, dtype=torch.long)``, ``.type(torch.int32)``: the dtype given, by
     position or keyword, is an integer one."""
-    return any((a.keyword is None or a.keyword.value == "dtype")
-               and ex.last_part(ex.dotted(a.value) or "") in INTEGER_DTYPES for a in call.args)
+    return any((a.keyword is None or a.keyword.value == "dtype") and _integer_dtype(a.value) for a in call.args)
 
 
 def integer_tensor(expr: cst.BaseExpression | None) -> bool:
     """``torch.zeros([], dtype=torch.int)``: a torch call building a tensor of an integer dtype."""
     dtype = ex.keyword_arg(expr, "dtype") if isinstance(expr, cst.Call) and torch_rooted(ex.callee(expr)) else None
-    return dtype is not None and ex.last_part(ex.dotted(dtype) or "") in INTEGER_DTYPES
+    return dtype is not None and _integer_dtype(dtype)
 
 
 def integer_accumulator(target: cst.BaseExpression, fn: Function) -> bool:
@@ -43,3 +42,8 @@ def integer_accumulator(target: cst.BaseExpression, fn: Function) -> bool:
     binding = fn.bindings.get(target.value) if isinstance(target, cst.Name) else None
     bound = binding.stmt if binding is not None else None
     return isinstance(bound, (cst.Assign, cst.AnnAssign)) and integer_tensor(bound.value)
+
+
+def _integer_dtype(expr: cst.BaseExpression) -> bool:
+    """``torch.int64``, ``torch.long``, ``torch.bool``...: a dtype whose tensors cannot require grad."""
+    return ex.last_part(ex.dotted(expr) or "") in INTEGER_DTYPES

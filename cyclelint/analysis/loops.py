@@ -130,11 +130,11 @@ def calls_item_by_count(loop: cst.For, instance: str | None) -> bool:
                for node in walk_nodes(loop.body))
 
 
-def counters_and_keys(node: cst.For, value_of: Callable[[cst.BaseExpression], Value] | None = None) -> frozenset[str]:
+def plain_targets(node: cst.For, value_of: Callable[[cst.BaseExpression], Value]) -> frozenset[str]:
     """The names a ``for`` binds to a count or a dict key: ``i`` of ``for i, x in enumerate(xs)``, ``k`` of
     ``for k, v in d.items()`` or ``for k in d.keys()``. They hold no graph whatever the values walked hold (a
-    tensor used as a key hashes by identity; nobody keys a dict by a loss). Given ``value_of``, also those ``zip``
-    pairs with an iterable that ``value_of`` says holds no graph: Megatron's ``for request_id, token, log_probs in
+    tensor used as a key hashes by identity; nobody keys a dict by a loss). So do those ``zip`` pairs with an
+    iterable that ``value_of`` says holds no graph: Megatron's ``for request_id, token, log_probs in
     zip(request_ids.tolist(), sample.tolist(), log_probs_iter)`` binds two Python numbers, whatever the third holds."""
     it, target = node.iter, node.target
     if not isinstance(it, cst.Call):
@@ -148,7 +148,7 @@ def counters_and_keys(node: cst.For, value_of: Callable[[cst.BaseExpression], Va
         out |= ex.loaded_names(target.elements[0].value)
         if ex.callee(it) == "enumerate" and it.args:  # for i, (a, b) in enumerate(zip(xs, ys))
             it, target = it.args[0].value, target.elements[1].value
-    if value_of is not None and isinstance(it, cst.Call) and ex.callee(it) == "zip" and isinstance(target, cst.Tuple):
+    if isinstance(it, cst.Call) and ex.callee(it) == "zip" and isinstance(target, cst.Tuple):
         for element, part in zip(target.elements, it.args):
             if part.keyword is not None or part.star or isinstance(element, cst.StarredElement):
                 break  # zip(*lists) or a starred target: the positions no longer pair up

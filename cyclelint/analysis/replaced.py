@@ -20,21 +20,8 @@ def live_statements(body: Sequence[cst.CSTNode]) -> Sequence[cst.CSTNode]:
     replaced: set[int] = set()
     for i, name in enumerate(names):
         later = next((j for j in range(i + 1, len(body)) if names[j] == name), None) if name else None
-        if later is not None and not any(_reads(body[k], name) for k in range(i + 1, later)) and not any(
-                _reads(d, name) for d in body[later].decorators):
+        if later is not None and not any(name in ex.loaded_names(body[k]) for k in range(i + 1, later)) and not any(
+                name in ex.loaded_names(d) for d in body[later].decorators):  # ``self.name`` is looked up when it runs
             replaced.add(i)
     return [s for i, s in enumerate(body) if i not in replaced]
 
-
-def _reads(node: cst.CSTNode, name: str) -> bool:
-    """``node`` reads the variable ``name``: not ``self.name``, looked up when it runs (the method then defined)."""
-    stack = [node]
-    while stack:
-        cur = stack.pop()
-        if isinstance(cur, cst.Name) and cur.value == name:
-            return True
-        if isinstance(cur, cst.Attribute):
-            stack.append(cur.value)
-        else:
-            stack.extend(ex.child_nodes(cur))
-    return False

@@ -16,7 +16,7 @@ from .class_facts import deleted_slot, item_slot, note_attr_store, note_clear, n
 from .cst_reading import CST
 from .definitions import class_of, function_of
 from .fills import Fills, filled, fills_of, joined
-from .loops import LoopKinds, counters_and_keys, decodes, len_capped
+from .loops import LoopKinds, decodes, len_capped, plain_targets
 from .own_steps import GRADIENT_CALLS, steps_training
 from .replaced import live_statements
 from .scopes import Binding, FileFacts, Function, Loop, Store
@@ -305,15 +305,15 @@ class Walker:
     def for_loop(self, node: cst.For) -> None:
         fn = self.fn
         self.header(node.iter, node)
-        iter_names = iter_identifiers(CST, node.iter)
-        iter_val = self.value(node.iter)
+        iter_names, iter_val = iter_identifiers(CST, node.iter), self.value(node.iter)
         one_pass = self.loop_kinds.one_pass(node, fn)
         data, weak = (False, False) if one_pass else self.loop_kinds.data_iter(node.iter, iter_names, fn)
         loop = Loop(node, data_iter=data, targets=frozenset(ex.loaded_names(node.target)), weak=weak, one_pass=one_pass)
         is_mod = iter_val.module or any(MODULE_ITER_RE.search(n) for n in iter_names)
         fn.loops.append(loop)
+        plain = plain_targets(node, self.value)  # counters, keys, what zip pairs with numbers
         for name in loop.targets:  # an element of what is walked: ``for k, v in stats.items()``: v holds what stats holds
-            self.bind(name, None, node, NUMBER if name in counters_and_keys(node, self.value) else
+            self.bind(name, None, node, NUMBER if name in plain else
                       iter_val.holding(tensor=loop.data_iter or iter_val.tensor, module=is_mod))
         self._loop_body(loop, node)
 

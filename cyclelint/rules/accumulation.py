@@ -361,7 +361,7 @@ class AccumulationRule(Checker):
             source = self.walker.evaluator.returns.source(c.value.deps)
             typed, why = caller_tensors(c, method, c.value.deps & graph - attached, folds)
             by_signature = bool(typed) and not (source or c.value.attached or c.value.deps & attached)
-            c.why, c.by_signature = ((source or why) if source or by_signature else c.why), by_signature
+            c.why, c.by_signature = source or (why if by_signature else c.why), by_signature
             attached |= typed
             known = bool(c.value.attached or c.value.deps & attached or source)
             # a decorator of another file may run the method with grad off: the project says
