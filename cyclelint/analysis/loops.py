@@ -52,7 +52,9 @@ class LoopKinds:
                for p in iterated_parts(iterable)):
             return True
         counted = isinstance(iterable, cst.Call) and ex.callee(iterable) == "range"
-        return counted and (calls_item_by_count(loop, fn.instance) or any(
+        method = fn.enclosing_method()
+        cls = method.cls.node if method is not None and method.cls is not None else None
+        return counted and (calls_item_by_count(loop, fn.instance, cls) or any(
             self.is_extent(a.value, fn) or self._counts_graph_parts(a.value, fn) for a in iterable.args))
 
     def _counts_graph_parts(self, expr: cst.BaseExpression, fn: Function) -> bool:
@@ -92,8 +94,7 @@ class LoopKinds:
         from a local that was: a size of one tensor. ``X_train.shape[0]`` counts the samples of a data set."""
         for path in ex.dotted_paths(expr):
             owner, _, attr = path.rpartition(".")
-            if path in fn.extents or (attr in SHAPE_READS and owner and not (
-                    {t for n in owner.split(".") for t in name_tokens(n)} & (STRONG_DATA | WEAK_DATA))):
+            if path in fn.extents or (attr in SHAPE_READS and owner and not names_data(owner)):
                 return True
         return False
 
@@ -115,19 +116,52 @@ def _filled_with(expr: cst.BaseExpression, fn: Function) -> str | None:
     return made[1] if made else None
 
 
-def calls_item_by_count(loop: cst.For, instance: str | None) -> bool:
+def calls_item_by_count(loop: cst.For, instance: str | None, cls: cst.ClassDef | None = None) -> bool:
     """``for i in range(self.num_heads)``, counted by a setting of the instance, whose body calls the item the count
     picks (``self.mask_conv[i](x)``): it walks the layers of a model by index, as ``range(len(self.blocks))`` does.
+    So does a body that hands the count, or an index computed from it, to a method of the class (``cls``) that calls
+    the item it picks: recbole's ``self.get_facet_emb(hidden, self.n_facet + i)``, which returns
+    ``self.project_arr[i](input_emb)``. The count may be the length of a list of the instance (``len(self.sizes)``).
     A count of steps, of a list of settings or of a data set (``range(len(self.dataset))``) still repeats the step."""
     bound = [a.value for a in loop.iter.args] if isinstance(loop.iter, cst.Call) else []
     if not isinstance(loop.target, cst.Name) or not instance or not bound or any(
-            ex.loaded_names(b) - {instance} or any(isinstance(n, cst.Call) for n in walk_nodes(b)) for b in bound):
+            ex.loaded_names(b) - {instance, "len"} or any(isinstance(n, cst.Call) and ex.callee(n) != "len"
+                                                   for n in walk_nodes(b)) or any(map(names_data, ex.dotted_paths(b)))
+            for b in bound):
         return False
     count = loop.target.value
-    return any(isinstance(node, cst.Call) and isinstance(node.func, cst.Subscript) and len(node.func.slice) == 1
-               and isinstance(node.func.slice[0].slice, cst.Index)
-               and isinstance(node.func.slice[0].slice.value, cst.Name) and node.func.slice[0].slice.value.value == count
-               for node in walk_nodes(loop.body))
+    return _calls_item(loop.body, count) or cls is not None and any(
+        _picks_item(cls, node, count, instance) for node in walk_nodes(loop.body) if isinstance(node, cst.Call))
+
+
+def names_data(path: str) -> bool:
+    """A part of the dotted ``path`` is named like data (``self.dataset``, ``X_train``)."""
+    return bool({t for n in path.split(".") for t in name_tokens(n)} & (STRONG_DATA | WEAK_DATA))
+
+
+def _calls_item(node: cst.CSTNode, index: str) -> bool:
+    """``node`` calls an item of a container picked by the name ``index``: ``blocks[i](x)``."""
+    return any(isinstance(call, cst.Call) and isinstance(call.func, cst.Subscript) and len(call.func.slice) == 1
+               and isinstance(call.func.slice[0].slice, cst.Index)
+               and isinstance(call.func.slice[0].slice.value, cst.Name) and call.func.slice[0].slice.value.value == index
+               for call in walk_nodes(node))
+
+
+def _picks_item(cls: cst.ClassDef, call: cst.Call, count: str, instance: str) -> bool:
+    """``self.m(..., count, ...)`` where method ``m`` of ``cls`` calls the item its parameter at that place picks."""
+    if not (isinstance(call.func, cst.Attribute) and ex.dotted(call.func.value) == instance):
+        return False
+    method = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == call.func.attr.value
+                   and not s.decorators), None)
+    if method is None:
+        return False
+    params = [p.name.value for p in method.params.params][1:]  # after self
+    for position, a in enumerate(call.args):
+        if count in ex.loaded_names(a.value) and not a.star:  # the count, or an index computed from it
+            param = a.keyword.value if a.keyword else params[position] if position < len(params) else None
+            if param is not None and _calls_item(method.body, param):
+                return True
+    return False
 
 
 def plain_targets(node: cst.For, value_of: Callable[[cst.BaseExpression], Value]) -> frozenset[str]:
