@@ -86,6 +86,12 @@ def list_annotation(ann: cst.BaseExpression | None) -> bool:
                                          or "") in ("list", "List")
 
 
+def plain_items(ann: cst.BaseExpression | None) -> bool:
+    """``set[str]``, ``dict[str, int]``, ``list[tuple[int, int]]``: a container whose annotation names the types
+    of its items, none of which holds a tensor. A bare ``list`` or ``dict`` says nothing of its items."""
+    return isinstance(ann, cst.Subscript) and plain_annotation(ann)
+
+
 def code_class(ann: cst.BaseExpression | None) -> str | None:
     """The type an annotation names (:func:`named_type`) when it is a class of the code: no tensor or module
     type of torch, no builtin."""

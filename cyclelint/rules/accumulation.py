@@ -13,6 +13,7 @@ from ..analysis import exprs as ex
 from ..analysis.casts import integer_accumulator
 from ..analysis.class_facts import own_attr
 from ..analysis.cst_reading import CST
+from ..analysis.holds import plain_items
 from ..analysis.scopes import Function
 from ..analysis.tensors import Value
 from ..judgements import concat_of, grows
@@ -23,7 +24,7 @@ from .base import Checker, Rewrite
 from .call_results import CallResults
 from .candidates import Candidate
 from .file_callers import FileCallers
-from .fix_safety import Proofs
+from .fix_safety import Proofs, kept_parts
 from .graph_inputs import caller_tensors, fed_params, forward_inputs, graph_params
 from .module_hooks import MESSAGE as MODULE_HOOK_MESSAGE
 from .module_hooks import ModuleHooks
@@ -33,7 +34,6 @@ from .queues import Queues
 from .step_stores import MESSAGE as STEP_MESSAGE
 from .step_stores import StepStores
 from .store_shapes import (
-    NOT_A_TENSOR,
     adds_held_items,
     builds_fixed_size,
     declared_list,
@@ -71,6 +71,7 @@ class AccumulationRule(Checker):
         self.numbers: set[tuple[int, str]] = set()  # (function, local) last bound to a number literal
         self.proofs: dict[int, Proofs] = {}  # per function: what --fix may rewrite safely
         self.lists: set[tuple[int, str]] = set()  # (function, local) bound to a list display: no item store grows it
+        self.plain: set[tuple[int, str]] = set()  # (function, local) annotated as holding no tensor: ``set[str]``
         self.results = CallResults()  # the locals each function returns or combines
         self.queues = Queues()  # what is popped item by item: a queue, not a history
         self.attr_lists: dict[tuple[str, str], bool] = {}  # (class, X): self.X only ever a list or numpy array
@@ -98,7 +99,8 @@ class AccumulationRule(Checker):
         self.results.note_bind(name, value, fn)
         if name in ex.loaded_names(value) and not walks_itself(value, name):
             self._recurrence(stmt, name, value, fn)
-        for kept, found in ((self.numbers, number_literal(value)), (self.lists, builds_fixed_size(value))):
+        for kept, found in ((self.numbers, number_literal(value)), (self.lists, builds_fixed_size(value)),
+                            (self.plain, isinstance(stmt, cst.AnnAssign) and plain_items(stmt.annotation.annotation))):
             if found:
                 kept.add((id(fn), name))
             else:
@@ -210,6 +212,8 @@ class AccumulationRule(Checker):
              spread: bool = False, fixes: list[cst.BaseExpression] | None = None, slot_of: str | None = None,
              key_attr: str | None = None, object_of: str | None = None) -> None:
         root = acc.split(".", 1)[0]
+        if (id(fn), acc) in self.plain:
+            return  # ``seen: set[str] = set()``: what it is given holds no graph, whatever its name
         binding = fn.bindings.get(root)
         if root == fn.instance or binding is None:
             loops = tuple(fn.loops)
@@ -235,14 +239,9 @@ class AccumulationRule(Checker):
         (which writes ``float(loss)``; current PyTorch warns unless the value is detached first),
         where the value is proved a tensor of one element."""
         how = "float" if code == "CYC301" and (id(fn), acc) in self.numbers else "detach"
-        parts: list[cst.BaseExpression] = []
-        for expr in exprs:
-            if isinstance(expr, (cst.List, cst.Tuple)):
-                parts += [e.value for e in expr.elements if not isinstance(e, cst.StarredElement)]
-            elif spread or isinstance(expr, NOT_A_TENSOR):
-                return None  # extend(xs) keeps the elements of xs: there is nothing to detach in place
-            else:
-                parts.append(expr)
+        parts = kept_parts(exprs, spread)
+        if parts is None:
+            return None
         proofs = self.proofs.get(id(fn))
         if proofs is None:
             scope = fn.node if fn.node is not None or not fn.is_module else self.walker.module
@@ -262,6 +261,7 @@ class AccumulationRule(Checker):
     def leave_function(self, fn):
         self.numbers = {key for key in self.numbers if key[0] != id(fn)}  # ids are reused once fn is gone
         self.lists = {key for key in self.lists if key[0] != id(fn)}
+        self.plain = {key for key in self.plain if key[0] != id(fn)}
         drained = self.queues.leave(fn)  # locals a closure of fn pops
         consumed, computed = self.results.leave(fn)
         self.proofs.pop(id(fn), None)

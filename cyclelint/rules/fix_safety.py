@@ -18,6 +18,7 @@ import libcst as cst
 
 from ..analysis.exprs import callee, child_nodes, last_part
 from ..vocabulary import is_functional, is_torch
+from .store_shapes import NOT_A_TENSOR
 
 NONE, TENSOR, ONE = 0, 1, 2  # not proved; a tensor on every path; a tensor of one element on every path
 
@@ -207,6 +208,20 @@ class Proofs:
             return NONE
         between = [k for k in (index.position(b, body) for b in index.bound_at.get(name, ())) if k is not None]
         return NONE if any(step <= k <= here for k in between) else ONE
+
+
+def kept_parts(exprs: list[cst.BaseExpression], spread: bool) -> list[cst.BaseExpression] | None:
+    """What a store keeps, to detach: each value, or the elements of a list or tuple literal. None where there is
+    nothing to detach in place: ``extend(xs)`` (``spread``) keeps the elements of xs, a display is no tensor."""
+    parts: list[cst.BaseExpression] = []
+    for expr in exprs:
+        if isinstance(expr, (cst.List, cst.Tuple)):
+            parts += [e.value for e in expr.elements if not isinstance(e, cst.StarredElement)]
+        elif spread or isinstance(expr, NOT_A_TENSOR):
+            return None
+        else:
+            parts.append(expr)
+    return parts
 
 
 def _reduced(call: cst.Call, no_extra_positional: bool) -> int:
