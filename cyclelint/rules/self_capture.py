@@ -109,12 +109,12 @@ class SelfCaptureRule(Checker):
 
         def visit(cur: cst.BaseExpression, kind: str) -> bool:
             found = None
-            if kind == LAMBDA:
-                if ex.loaded_names(cur) & names:
+            if kind == LAMBDA:  # at a module's top level it reads globals when called: it captures nothing
+                if ex.loaded_names(cur) & names and not fn.is_module:
                     found = Capture("CYC101", "lambda")
             elif kind == NAME:
                 alias = fn.callables.get(cur.value)
-                if alias and alias[1] & names:
+                if alias and alias[1] & names and not fn.is_module:
                     found = Capture(alias[0], cur.value, alias[2])
             elif kind == ATTRIBUTE:
                 root = cur.value.value if isinstance(cur.value, cst.Name) else None
@@ -235,8 +235,8 @@ class SelfCaptureRule(Checker):
         if not HOOK_RE.match(name):
             return
         hook = ex.arg(call, 0, "hook")
-        if hook is None:
-            return
+        if hook is None or isinstance(stmt, cst.With) and any(item.item is call for item in stmt.items):
+            return  # none, or ``with m.register_forward_hook(h):``, whose handle removes the hook on exit
         recv = ex.receiver(call)
         names = {fn.instance} if fn.instance else set()
         recv_root = ex.root(recv) if recv is not None else None
