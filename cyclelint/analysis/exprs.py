@@ -299,10 +299,17 @@ def _plain(value: cst.BaseExpression) -> bool:
     return isinstance(value, (cst.Name, cst.Integer, cst.Float, cst.SimpleString))
 
 
+POSITIONAL_ONLY = frozenset({"append", "add", "appendleft", "extend", "extendleft", "insert"})
+
+
 def container_call(call: cst.Call, name: str, instance: str | None) -> bool:
-    """``items.append(x)`` rather than ``self.add(a, b)`` or ``ops.add(x, y)`` (FloatFunctional)."""
+    """``items.append(x)`` rather than ``self.add(a, b)``, ``ops.add(x, y)`` (FloatFunctional) or a method that takes
+    keywords, which no list, set or deque method does: lhotse's ``cut.append(padding, preserve_id="left")`` mixes two
+    cuts into a new one."""
     recv = receiver(call)
     if isinstance(recv, cst.Name) and recv.value == instance and name not in ("add_module", "register_module"):
+        return False
+    if name in POSITIONAL_ONLY and any(a.keyword is not None for a in call.args):
         return False
     positional = len(positional_args(call))
     return positional == STORE_METHODS[name] + 1 or (name in ("setdefault", "update") and positional <= 2)
