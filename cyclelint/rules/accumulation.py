@@ -36,6 +36,7 @@ from .step_stores import StepStores
 from .store_shapes import (
     adds_held_items,
     builds_fixed_size,
+    capped_by_count,
     declared_list,
     keyed_by_variable,
     number_literal,
@@ -85,8 +86,7 @@ class AccumulationRule(Checker):
     def on_augassign(self, node, fn):
         if not isinstance(node.operator, AUG_OPS) or integer_accumulator(node.target, fn):
             return
-        val = self.walker.value(node.value)
-        t = node.target
+        val, t = self.walker.value(node.value), node.target
         if isinstance(t, cst.Name):
             code = "CYC302" if isinstance(node.value, (cst.List, cst.Tuple)) else "CYC301"
             self._add(node, code, t.value, node.value, val, fn)
@@ -352,8 +352,9 @@ class AccumulationRule(Checker):
         for c in self.state:
             method = c.fn.enclosing_method() if c.fn else None
             if method is None or method.cls is None or id(c.stmt) in self.reported or (
-                    method.cls.name, c.acc) in self.queues.attrs or method.cls.weak_attrs.get(c.acc.partition(".")[2]):
-                continue  # appended here and popped by another method (forward parks, backward takes); a WeakSet
+                    method.cls.name, c.acc) in self.queues.attrs or method.cls.weak_attrs.get(c.acc.partition(".")[2]) \
+                    or capped_by_count(method.node, c.stmt, c.acc, method.instance):
+                continue  # popped by another method (forward parks, backward takes); a WeakSet; capped by a count
             params = method.params[1:]
             graph = graph_params(method)  # an ``int`` or ``List[int]`` argument holds no graph
             key = (method.cls.name, method.name)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis import exprs as ex
+from ..analysis import loops
 from ..analysis.cst_reading import CST
 from ..analysis.holds import list_annotation
 from ..analysis.scopes import Function, Loop
@@ -111,3 +112,26 @@ def _held_before(name: str, fn: Function, loops: tuple[Loop, ...]) -> bool:
     binding = fn.bindings.get(name)
     before = name in fn.params if binding is None else not any(loop in binding.loops for loop in loops)
     return before and not any(name in loop.resets for loop in loops)
+
+
+def capped_by_count(method: cst.FunctionDef | None, stmt: cst.CSTNode, acc: str, instance: str | None) -> bool:
+    """The store runs only under ``if self.n < limit:`` whose body counts ``self.n += 1``, or under
+    ``if len(self.X) < limit:`` for the very container X it grows: at most ``limit`` entries, however often the
+    method runs (neural-compressor's ``InputCaptureModule`` keeps ``calib_num`` calibration batches)."""
+    if method is None or not instance:
+        return False
+    for node in loops.walk_nodes(method.body):
+        if not (isinstance(node, cst.If) and isinstance(node.test, cst.Comparison) and len(node.test.comparisons) == 1
+                and isinstance(node.test.comparisons[0].operator, (cst.LessThan, cst.LessThanEqual))):
+            continue
+        left = node.test.left
+        if isinstance(left, cst.Call) and ex.callee(left) == "len" and len(left.args) == 1:
+            capped = ex.dotted(left.args[0].value) == acc
+        else:
+            counter = ex.dotted(left)
+            capped = bool(counter) and counter.startswith(instance + ".") and any(
+                isinstance(n, cst.AugAssign) and isinstance(n.operator, cst.AddAssign) and ex.dotted(n.target) == counter
+                for n in loops.walk_nodes(node.body))
+        if capped and any(n is stmt for n in loops.walk_nodes(node.body)):
+            return True
+    return False
