@@ -120,13 +120,16 @@ MODEL_NOUNS = frozenset(
      "student", "unet", "vae", "forward", "lm", "resnet", "convnet", "mlp"}
 )
 LOSS_NOUNS = frozenset({"loss", "losses", "criterion", "crit", "nll", "mse", "kl", "div", "entropy"})
-# A name starting with a verb is a function that builds or fetches (get_model), not a model.
+# A name starting with a verb is a function that builds or fetches (get_model), not a model; one ending in a verb
+# does that to the model (pydantic's ``model_dump``, ``model_validate``; ``model_init``), not a forward pass; ``copy``
+# at the end is the noun (``model_copy = deepcopy(model)``).
 VERBS = frozenset(
     {"get", "build", "make", "create", "load", "setup", "init", "wrap", "unwrap", "prepare", "configure", "save",
      "to", "from", "find", "is", "has", "register", "freeze", "unfreeze", "copy", "convert", "compile", "resolve",
      "apply", "update", "set", "reset", "check", "validate", "log", "print", "dump", "parse", "move", "patch",
      "enable", "disable", "export", "import", "replace", "instantiate", "download", "push", "sync"}
 )
+FINAL_VERBS = VERBS - {"copy"}
 COUNTS = frozenset({"n", "num", "number"})  # ...nor one starting with these: a count of them (``n_heads``)
 # ...and one ending in one of these names a thing about the model (model_config), not the model.
 NOT_CALLED = frozenset(
@@ -203,7 +206,7 @@ def no_module_class(bases: list[str], is_module: bool) -> bool:
 
 def _named_like(name: str, nouns: frozenset[str]) -> bool:
     tokens = name_tokens(name)
-    if not tokens or tokens[0] in VERBS or tokens[0] in COUNTS or tokens[-1] in NOT_CALLED:
+    if not tokens or tokens[0] in VERBS or tokens[-1] in FINAL_VERBS or tokens[0] in COUNTS or tokens[-1] in NOT_CALLED:
         return False
     return any(t in nouns for t in tokens)
 
