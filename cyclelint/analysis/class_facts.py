@@ -118,3 +118,53 @@ def undoing(methods: Iterable[str], method: Function) -> set[str]:
     """Of ``methods`` of its class, those that may undo what ``method`` did: the others, which ``method`` does not
     call itself (a ``self._reset()`` before the store is no teardown)."""
     return set(methods) - {method.name} - method.self_loads
+
+
+NUMBER_CALLS = frozenset({"int", "float", "len", "bool"})  # builtins whose result is a Python number, whatever given
+
+
+def number_attrs(node: cst.ClassDef) -> frozenset[str]:
+    """X of each ``self.X`` that the methods of the class store, every store a number: a literal, ``int(...)``,
+    ``float(...)``, ``len(...)`` or arithmetic of these (nemo's ``self.per_overlap_min_len = 0``, later ``int(...)``).
+    Such an attribute holds no tensor, so no graph. One the class body binds too is left out (read from there until
+    set), as is one that a ``for``, a ``with`` or an unpacking binds."""
+    numbers: dict[str, bool] = {}
+    at_class = {name for line in node.body.body if isinstance(line, cst.SimpleStatementLine) for small in line.body
+                if isinstance(small, (cst.Assign, cst.AnnAssign)) for name in ex.loaded_names(
+                    small.targets[0].target if isinstance(small, cst.Assign) else small.target)}
+    stack: list[tuple[cst.CSTNode, str | None]] = [(s, None) for s in node.body.body]
+    while stack:
+        cur, instance = stack.pop()
+        if isinstance(cur, cst.FunctionDef) and instance is None:  # a nested function shares its method's instance
+            instance = cur.params.params[0].name.value if cur.params.params else None
+        stores: list[tuple[cst.BaseExpression, cst.BaseExpression | None]] = []
+        if isinstance(cur, (cst.Assign, cst.AnnAssign, cst.AugAssign)) and cur.value is not None:
+            targets = [t.target for t in cur.targets] if isinstance(cur, cst.Assign) else [cur.target]
+            stores = [(t, cur.value if isinstance(t, cst.Attribute) else None) for t in targets]
+        elif isinstance(cur, cst.For) or isinstance(cur, cst.WithItem) and cur.asname is not None:
+            stores = [(cur.target if isinstance(cur, cst.For) else cur.asname.name, None)]
+        for target, value in stores:
+            for path in _target_paths(target):
+                if (attr := own_attr(path, instance)) is not None:
+                    numbers[attr] = numbers.get(attr, True) and value is not None and _number(value)
+        if not isinstance(cur, (cst.ClassDef, cst.BaseExpression)):
+            stack.extend((child, instance) for child in ex.child_nodes(cur))
+    return frozenset(attr for attr, number in numbers.items() if number and attr not in at_class)
+
+
+def _target_paths(target: cst.BaseExpression) -> list[str]:
+    """The dotted paths a store target binds: itself, or the elements of a tuple or list it unpacks into."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [p for el in target.elements for p in _target_paths(el.value)]
+    path = ex.dotted(target) if isinstance(target, cst.Attribute) else None
+    return [path] if path else []
+
+
+def _number(expr: cst.BaseExpression) -> bool:
+    if isinstance(expr, (cst.Integer, cst.Float)):
+        return True
+    if isinstance(expr, cst.UnaryOperation):
+        return _number(expr.expression)
+    if isinstance(expr, cst.BinaryOperation):
+        return _number(expr.left) and _number(expr.right)
+    return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value in NUMBER_CALLS

@@ -311,9 +311,10 @@ class Returns:
 
 
 def _returned(val: Value, fn: Function) -> Part:
-    """A parameter counts as handed back only while it is still the argument (not after ``x = torch.zeros(3)``)."""
+    """A parameter counts as handed back only while it is still the argument (not after ``x = torch.zeros(3)``);
+    the function's own locals and number attributes (``Function.own_deps``) give a caller nothing."""
     rebound = {p for p in fn.params if p in val.deps and (p not in fn.env or p not in fn.env[p].deps)}
-    return Part(val.attached, val.tensor, val.deps - rebound)
+    return Part(val.attached, val.tensor, val.deps - rebound - fn.own_deps(val.deps))
 
 
 def _key_text(key: Key, part: int | None) -> str:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from ..vocabulary import FORWARD_METHODS, loss_like, model_like, no_module_class
+from .class_facts import number_attrs
 from .narrowing import plain
 from .tensors import Value
 
@@ -58,6 +59,12 @@ class ClassInfo:
     # X of self.X, or a keyed item of a container it does not bind -> the methods but __init__ that drop it
     released: dict[str, set[str]] = field(default_factory=dict)
     grad_off: set[str] = field(default_factory=set)  # methods defined to run with grad off (``@torch.no_grad()``)
+    numbers: frozenset[str] | None = None  # the attributes only ever set to numbers: number_attrs(), once asked
+
+    def number_attrs(self) -> frozenset[str]:
+        if self.numbers is None:
+            self.numbers = number_attrs(self.node)
+        return self.numbers
 
     @property
     def has_bases(self) -> bool:
@@ -109,6 +116,15 @@ class Function:
     @property
     def grad_enabled(self) -> bool:
         return self.grad_stack[-1] if self.grad_stack else not self.no_grad
+
+    def own_deps(self, deps: frozenset[str]) -> set[str]:
+        """Of ``deps``, those that give a caller nothing: locals the function binds (what they hold is among ``deps``
+        already; the name only asks whether a ``backward()`` runs through it, and none of the function's does so far),
+        and attributes of the instance that its class only ever sets to numbers (``ClassInfo.number_attrs``)."""
+        method = self.enclosing_method()
+        numbers = method.cls.number_attrs() if method is not None and method.cls is not None else frozenset()
+        return {d for d in deps if (d in self.stored and d not in self.params and d not in self.backward_names)
+                or (d.partition(".")[0] == self.instance and d.partition(".")[2] in numbers)}
 
     @property
     def qualified_name(self) -> str:

@@ -380,7 +380,7 @@ class AccumulationRule(Checker):
                     message("CYC305", c), known, decorators, unless, by_signature, folds,
                     c.object_of if object_class(c.object_of) else "",
                     own_attr(c.acc.split("[")[0], method.instance, nested=True) or ""))
-                for record in c.withdrawals("CYC305"):  # resolved first, then maybe withdrawn by its callers
+                for record in c.withdrawals("CYC305", unless):  # resolved first, then maybe withdrawn
                     self.hand_on(c.stmt, record)
         self.state = []
         if "CYC305" in self.enabled:
