@@ -353,7 +353,7 @@ class AccumulationRule(Checker):
             method = c.fn.enclosing_method() if c.fn else None
             if method is None or method.cls is None or id(c.stmt) in self.reported or (
                     method.cls.name, c.acc) in self.queues.attrs or method.cls.weak_attrs.get(c.acc.partition(".")[2]) \
-                    or capped_by_count(method.node, c.stmt, c.acc, method.instance):
+                    or capped_by_count(method, c.stmt, c.acc, self.set_in_init - self.set_later):
                 continue  # popped by another method (forward parks, backward takes); a WeakSet; capped by a count
             params = method.params[1:]
             graph = graph_params(method)  # an ``int`` or ``List[int]`` argument holds no graph

@@ -7,6 +7,7 @@ import libcst as cst
 
 from ..analysis import exprs as ex
 from ..analysis import loops
+from ..analysis.class_facts import own_attr
 from ..analysis.cst_reading import CST
 from ..analysis.holds import list_annotation
 from ..analysis.scopes import Function, Loop
@@ -114,15 +115,21 @@ def _held_before(name: str, fn: Function, loops: tuple[Loop, ...]) -> bool:
     return before and not any(name in loop.resets for loop in loops)
 
 
-def capped_by_count(method: cst.FunctionDef | None, stmt: cst.CSTNode, acc: str, instance: str | None) -> bool:
+def capped_by_count(method: Function, stmt: cst.CSTNode, acc: str, fixed: set[tuple[str, str]]) -> bool:
     """The store runs only under ``if self.n < limit:`` whose body counts ``self.n += 1``, or under
     ``if len(self.X) < limit:`` for the very container X it grows: at most ``limit`` entries, however often the
-    method runs (neural-compressor's ``InputCaptureModule`` keeps ``calib_num`` calibration batches)."""
-    if method is None or not instance:
+    method runs (neural-compressor's ``InputCaptureModule`` keeps ``calib_num`` calibration batches). The limit is a
+    number or an attribute only ``__init__`` sets (``fixed``: (class, attribute)); diffusers' GLM-Image KV cache
+    appends while ``len(self.k_caches) <= self.current_sample_idx``, an index another method moves on."""
+    instance, cls = method.instance, method.cls.name if method.cls else ""
+    if method.node is None or not instance:
         return False
-    for node in loops.walk_nodes(method.body):
+    for node in loops.walk_nodes(method.node.body):
         if not (isinstance(node, cst.If) and isinstance(node.test, cst.Comparison) and len(node.test.comparisons) == 1
                 and isinstance(node.test.comparisons[0].operator, (cst.LessThan, cst.LessThanEqual))):
+            continue
+        limit = node.test.comparisons[0].comparator
+        if not (number_literal(limit) or (cls, own_attr(ex.dotted(limit) or "", instance)) in fixed):
             continue
         left = node.test.left
         if isinstance(left, cst.Call) and ex.callee(left) == "len" and len(left.args) == 1:
