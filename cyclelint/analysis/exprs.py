@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import libcst as cst
 
 from ..reading import last_part as last_part  # one definition for both trees; the rules say ex.last_part
-from ..vocabulary import INDEXED_REDUCTIONS, STORE_METHODS
+from ..vocabulary import APPENDS, INDEXED_REDUCTIONS, STORE_METHODS
 
 # Fields that never hold an expression worth descending into.
 _NON_EXPR_FIELDS = frozenset(
@@ -299,9 +299,6 @@ def _plain(value: cst.BaseExpression) -> bool:
     return isinstance(value, (cst.Name, cst.Integer, cst.Float, cst.SimpleString))
 
 
-POSITIONAL_ONLY = frozenset({"append", "add", "appendleft", "extend", "extendleft", "insert"})
-
-
 def container_call(call: cst.Call, name: str, instance: str | None) -> bool:
     """``items.append(x)`` rather than ``self.add(a, b)``, ``ops.add(x, y)`` (FloatFunctional) or a method that takes
     keywords, which no list, set or deque method does: lhotse's ``cut.append(padding, preserve_id="left")`` mixes two
@@ -309,7 +306,7 @@ def container_call(call: cst.Call, name: str, instance: str | None) -> bool:
     recv = receiver(call)
     if isinstance(recv, cst.Name) and recv.value == instance and name not in ("add_module", "register_module"):
         return False
-    if name in POSITIONAL_ONLY and any(a.keyword is not None for a in call.args):
+    if name in APPENDS and any(a.keyword is not None for a in call.args):
         return False
     positional = len(positional_args(call))
     return positional == STORE_METHODS[name] + 1 or (name in ("setdefault", "update") and positional <= 2)

@@ -282,7 +282,8 @@ class Evaluator:
         if typed is None and self._is_model_callee(call.func, fn, last):  # an object of a known class: its __call__
             kind = self.value(call.func, fn).cls if isinstance(call.func, (cst.Name, cst.Attribute)) else None
             # ``self.sampler.sample_from_model(n)``, the sampler's class known: a model by the method's name only
-            holder = self.value(call.func.value, fn).cls if isinstance(call.func, cst.Attribute) else None
+            attribute = not kind and isinstance(call.func, cst.Attribute)
+            holder = self.value(call.func.value, fn).cls if attribute else None
             via = f"{kind}.__call__" if kind else f"{holder}.{last}" if holder else None
             return Value(attached=grad, tensor=True, via=frozenset({via} if via else ()))
         key = typed or self._own_callee(call.func, fn)
