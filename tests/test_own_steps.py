@@ -2,7 +2,9 @@
 environment's step, envs/common.py:4076-4084) is no optimizer step: a list of one rollout's states, returned, is
 that call's result. It is a training step when that method, or a method of its class it calls on its instance,
 back-propagates or steps an optimizer; and ``self.step()`` of a class that does not define it (inherited from a
-base elsewhere) is read as before, as a step."""
+base elsewhere) is read as before, as a step. A base class of the same file counts as the class (DI-engine 0.5.3
+``DreamWorldModel.rollout`` calls the abstract ``step`` of its base ``WorldModel``, world_model/base_world_model.py:
+113, 269-347), the class's own definition and the first base's winning, as in Python's lookup."""
 import pytest
 
 from cyclelint.engine import lint_source
@@ -60,3 +62,44 @@ def found(text: str, prefilter: bool) -> list[tuple[int, str]]:
 def test_own_step(name, body, helper, kept, prefilter):
     text = ROLLOUT.format(name=name, body=body, helper=helper)
     assert found(text, prefilter) == ([(22, "CYC302")] if kept else [])
+
+
+INHERITED = """\
+import torch
+
+
+class Model:
+    def step(self, state, action):
+        {base}
+
+
+class Other:
+    def step(self, state, action):
+        self.opt.step()
+
+
+class Dream({bases}):
+{own}
+    def rollout(self, policy, state, horizon):
+        trajectory = []
+        for _ in range(horizon):
+            action = policy(state)
+            state = self.step(state, action)
+            trajectory.append(action)
+        return torch.stack(trajectory)
+"""
+
+
+@pytest.mark.parametrize("prefilter", [True, False], ids=["pre-filter", "full"])
+@pytest.mark.parametrize(("base", "bases", "own", "kept"), [
+    ("raise NotImplementedError", "Model", "", False),  # an abstract environment step of the file's base
+    ("raise NotImplementedError", "Model, Other", "", False),  # the first base's step is the one called
+    ("raise NotImplementedError", "Other, Model", "", True),
+    ("loss = self.critic(state).sum()\n        loss.backward()", "Model", "", True),
+    ("raise NotImplementedError", "Model", "    def step(self, state, action):\n        self.opt.step()\n", True),
+    ("raise NotImplementedError", "Elsewhere", "", True),  # a base the file does not define
+])
+def test_step_of_a_base_in_the_file(base, bases, own, kept, prefilter):
+    text = INHERITED.format(base=base, bases=bases, own=own)
+    line = text.splitlines().index("            trajectory.append(action)") + 1
+    assert found(text, prefilter) == ([(line, "CYC302")] if kept else [])

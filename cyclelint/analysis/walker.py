@@ -172,7 +172,7 @@ class Walker:
         fn = self.fn
         name = ex.method_name(call)
         full = ex.callee(call) or ""
-        if (name in STEP_METHODS or full.endswith(GRADIENT_CALLS)) and steps_training(call, fn):
+        if (name in STEP_METHODS or full.endswith(GRADIENT_CALLS)) and steps_training(call, fn, self.facts.classes):
             for loop in fn.loops:
                 loop.has_step, loop.updates = True, loop.updates or name in ("step", "zero_grad")
             if name != "step" and name != "zero_grad":
