@@ -106,3 +106,29 @@ class Collector:
 def test_item_stores(init, again, kept, prefilter):
     text = COLLECTOR.format(init=init, again=again)
     assert found(text, prefilter) == ([(16, "CYC302")] if kept else [])
+
+
+REBOUND = """\
+def train_epoch(model, loader, loss_fn, optimizer):
+    loss = 0
+    for x, y in loader:
+        loss_batch = loss_fn(model(x), y)
+        loss_batch.backward()
+        optimizer.step()
+        loss_batch = {rebound}
+        loss += loss_batch
+    return loss
+"""
+
+
+@pytest.mark.parametrize("prefilter", [True, False], ids=["pre-filter", "full"])
+@pytest.mark.parametrize(("rebound", "kept"), [
+    ("loss_batch.detach().cpu()", False),  # facenet-pytorch 2.6.0 models/utils/training.py:118-119
+    ("loss_batch.detach()", False),
+    ("loss_batch.detach().float()", False),
+    ("loss_batch.detach().to('cpu')", False),
+    ("loss_batch.cpu()", True),  # a copy to the host keeps the graph
+    ("loss_batch.float()", True),
+])
+def test_a_loss_rebound_detached_after_its_backward(rebound, kept, prefilter):
+    assert found(REBOUND.format(rebound=rebound), prefilter) == ([(8, "CYC301")] if kept else [])

@@ -60,10 +60,11 @@ class Value:
 
     def holding(self, attached: bool | None = None, tensor: bool | None = None, module: bool = False) -> Value:
         """A value that holds this one (an element, a view, a loop variable): its attachment and where that
-        came from, with the fields given replaced."""
+        came from, with the fields given replaced. What holds a detached value and no graph of its own is detached
+        too: ``loss = loss.detach().cpu()`` after ``loss.backward()`` holds no graph."""
         attached = self.attached if attached is None else attached
         return Value(attached, self.tensor if tensor is None else tensor, module, self.deps,
-                     via=self.via if attached else frozenset())
+                     via=self.via if attached else frozenset(), detached=self.detached and not attached)
 
 
 def _joined_via(a: Value, b: Value) -> frozenset[str]:
