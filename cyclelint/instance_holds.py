@@ -45,7 +45,7 @@ SIZE_NOUNS = frozenset({"optimizer", "optimizers", "optim", "weight", "weights",
 # annotations of values that hold tensors: an optimizer keeps its state, a scheduler its optimizer
 SIZED_TYPES = TENSOR_TYPES | MODULE_TYPES | {"Optimizer", "LRScheduler", "_LRScheduler"}
 _DEPTH = 3  # how far own methods' returns and locals' bindings are followed
-_CALLED_CLASS = re.compile(rb"\b([A-Z]\w*)\(")
+_CALLED_CLASS = re.compile(rb"\b(_*[A-Z]\w*)\(")
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 

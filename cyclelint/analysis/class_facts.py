@@ -79,6 +79,13 @@ def object_receiver(kind: str | None, classes: dict[str, ClassInfo]) -> bool:
     return kind in classes and object_class(kind, classes[kind].bases)
 
 
+def judged_in_file(cls: ClassInfo, classes: dict[str, ClassInfo]) -> bool:
+    """``cls`` derives from nothing and no class of its file derives from it: what its methods do is all in the
+    file. A class with bases, or a mixin (torch-uncertainty's ``_SCODRiskCoverageMixin``, mixed into torchmetrics
+    metrics by ``class SCODAURC(_SCODRiskCoverageMixin, AURC)``), runs its methods as other classes' too."""
+    return not cls.bases and not any(ex.last_part(b) == cls.name for other in classes.values() for b in other.bases)
+
+
 def own_attr(path: str | None, instance: str | None, nested: bool = False) -> str | None:
     """X of ``instance.X``; with ``nested``, also of ``instance.X.y`` (``self.X`` holds what is stored deeper)."""
     head, _, rest = (path or "").partition(".")

@@ -11,7 +11,7 @@ import libcst as cst
 
 from ..analysis import exprs as ex
 from ..analysis.casts import integer_accumulator
-from ..analysis.class_facts import own_attr
+from ..analysis.class_facts import judged_in_file, own_attr
 from ..analysis.cst_reading import CST
 from ..analysis.holds import plain_items
 from ..analysis.scopes import Function
@@ -370,7 +370,7 @@ class AccumulationRule(Checker):
                           if d not in KNOWN_DECORATORS] if method.node else []
             # teacher.encode(x) with teacher's class known: the project says whether encode runs with grad off
             unless = sorted(c.value.via) if known and not (c.value.deps & attached or source) else []
-            if known and not method.cls.bases and not decorators and not unless:
+            if known and judged_in_file(method.cls, self.walker.facts.classes) and not decorators and not unless:
                 self._emit(c, "CYC305")
             elif "CYC305" in self.enabled and not self._slot_overwrite(c) and (known or (
                     c.value.deps & graph and not dunder(method.name))):  # a caller elsewhere may pass a graph
