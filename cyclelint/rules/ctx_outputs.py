@@ -16,12 +16,20 @@ def function_ctx(fn: Function) -> str | None:
         return None
     if cls.methods.get("forward") != "staticmethod":
         return None
-    return fn.params[0] if any(ex.last_part(b) == "Function" for b in cls.bases) else None
+    return fn.params[0] if cls.autograd_function else None
 
 
-def shape_of(value: cst.BaseExpression) -> bool:
-    """``x.shape``, ``x.size()``, ``x.size(0)`` or an element of one: a tuple of ints (``torch.Size``), which has
-    no grad_fn, so forward returning it and ``ctx`` keeping it make no cycle (torchao's ``padded_input_shape``)."""
+def tensorless(value: cst.BaseExpression) -> bool:
+    """What holds no tensor, so no grad_fn: forward returning it and ``ctx`` keeping it make no cycle. A shape
+    (``x.shape``, ``x.size(0)``, or an element of one: torchao's ``padded_input_shape``), and a flag or a number:
+    a constant, a comparison, ``isinstance(...)`` (torchopt's ``output_is_tensor = True``)."""
+    if isinstance(value, (cst.Integer, cst.Float, cst.SimpleString, cst.Comparison)) or (
+            isinstance(value, cst.Name) and value.value in CONSTANT_NAMES):
+        return True
+    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Not):
+        return True
+    if isinstance(value, cst.Call) and ex.callee(value) in ("isinstance", "issubclass", "callable", "len"):
+        return True
     while isinstance(value, cst.Subscript):
         value = value.value
     if isinstance(value, cst.Call):

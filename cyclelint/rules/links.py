@@ -19,7 +19,7 @@ from ..astutil import reaches
 from ..project.records import PendingBackPointer, PendingCtor
 from ..vocabulary import CLEAR_METHODS, MODULE_ITERS
 from .base import Checker
-from .ctx_outputs import closure, function_ctx, shape_of, view_helpers, views_of
+from .ctx_outputs import closure, function_ctx, tensorless, view_helpers, views_of
 
 MSG_MUTUAL = ("{a} and {b} now point at each other: the pair (and every tensor it holds) is freed only by the "
               "cycle collector; make one direction a weakref.ref/proxy or break it (… = None) when done")
@@ -62,10 +62,11 @@ class LinkRule(Checker):
         # such locals handed to a method of the instance (self.add_callback(cb)): handed on when the function
         # ends, unless a store of the local (self.cb = cb) hands on the plain record instead
         self.via_locals: dict[tuple[int, str], list[tuple[cst.CSTNode, PendingCtor]]] = {}
-        self.returned: dict[int, set[str]] = {}  # per function: local names its return values hold
+        # per function: local names its return values hold -> the binding of each they returned (None: a parameter's)
+        self.returned: dict[int, dict[str, set[int | None]]] = {}
         # per autograd forward: name -> the names it is an alias or view of
         self.views: dict[int, dict[str, set[str]]] = {}
-        self.shapes: dict[int, dict[str, bool]] = {}  # per autograd forward: name -> every binding of it is a shape
+        self.shapes: dict[int, dict[str, bool]] = {}  # per autograd forward: name -> no binding of it holds a tensor
         self.view_helpers: dict[str, int] | None = None  # the file's functions that return a view of a parameter
         # self.x.method(self): (statement, the function it is in, self, x, method, argument), judged
         # once the file's classes say what x is
@@ -110,7 +111,7 @@ class LinkRule(Checker):
             else:
                 views.pop(name, None)
             shapes = self.shapes.setdefault(id(fn), {})
-            shapes[name] = shapes.get(name, True) and shape_of(value)
+            shapes[name] = shapes.get(name, True) and tensorless(value)
         if fn.instance:
             calls = self._ctor_calls(value, stmt, fn, keep=False)
             if calls:
@@ -191,7 +192,10 @@ class LinkRule(Checker):
 
     def on_return(self, node, fn):
         if node.value is not None:
-            self.returned.setdefault(id(fn), set()).update(held_paths(node.value))
+            returned = self.returned.setdefault(id(fn), {})
+            for path in held_paths(node.value):
+                binding = fn.bindings.get(path.split(".", 1)[0])
+                returned.setdefault(path, set()).add(binding.index if binding else None)
 
     def on_call(self, call, stmt, fn):
         recv = ex.receiver(call)
@@ -254,12 +258,12 @@ class LinkRule(Checker):
         breaks = self.breaks.pop(id(fn), [])
         live = [ln for ln in links if not any(t == ln.target and i >= ln.index for t, i in breaks)]
         done: set[int] = set()
-        returned = self.returned.pop(id(fn), set())
+        returned = self.returned.pop(id(fn), {})
         views = self.views.pop(id(fn), {})
-        shapes = {name for name, only in self.shapes.pop(id(fn), {}).items() if only}
+        shapes = {name for name, only in self.shapes.pop(id(fn), {}).items() if only and name not in fn.params}
         ctx = function_ctx(fn)
-        if ctx is not None and returned - shapes:
-            self._ctx_stores([ln for ln in live if ln.owner == ctx], returned - shapes, views, done)
+        if ctx is not None and set(returned) - shapes:
+            self._ctx_stores([ln for ln in live if ln.owner == ctx], returned, shapes, views, done)
         for ln in live:
             if reaches(ln.value, ln.owner):
                 self._single(ln, fn, done)
@@ -277,15 +281,20 @@ class LinkRule(Checker):
             for record in self.via_locals.pop(key):
                 self.hand_on(*record)
 
-    def _ctx_stores(self, links: list[Link], returned: set[str], views: dict[str, set[str]], done: set[int]) -> None:
+    def _ctx_stores(self, links: list[Link], returned: dict[str, set[int | None]], shapes: set[str],
+                    views: dict[str, set[str]], done: set[int]) -> None:
         """``ctx.y = out`` in an autograd Function's forward that returns ``out``, a view of it (``c`` when
         forward returns ``c[-1]``), or what it is a view of (``out_nd = zerocopy(out)``: the handle keeps
-        ``out``)."""
-        outputs = closure(returned, views)  # last_hidden = c[-1]: c shares the output's history
+        ``out``). Not ``ctx.root = root`` of a flag parameter that the name is rebound to a tensor after
+        (linear-operator's ``RootDecomposition``): ctx keeps what the name held then, not what forward returns."""
+        outputs = closure(set(returned) - shapes, views)  # last_hidden = c[-1]: c shares the output's history
         for ln in links:
             if not ln.target or id(ln.stmt) in done:
                 continue
             value = ln.value
+            if value in returned and ln.gens.get(value) not in returned[value] and value not in closure(
+                    set(returned) - shapes - {value}, views):
+                continue
             if value not in outputs:
                 base = next((b for b in sorted(closure({value}, views)) if b in outputs), None)
                 if base is None:
