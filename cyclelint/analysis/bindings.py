@@ -28,12 +28,18 @@ def module_functions(body: Sequence[cst.CSTNode]) -> set[str]:
                 out |= module_functions(handler.body.body)
         elif isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
-                if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
-                    for alias in small.names:
-                        bound = alias.asname.name if alias.asname else alias.name
-                        if isinstance(bound, cst.Name):
-                            out.add(bound.value)
+                if isinstance(small, (cst.Import, cst.ImportFrom)):
+                    out |= imported_names(small)
     return out
+
+
+def imported_names(node: cst.Import | cst.ImportFrom) -> set[str]:
+    """The plain names an import binds (``y`` of ``from m import x as y``); none for ``import *`` or a dotted
+    ``import a.b``."""
+    if isinstance(node.names, cst.ImportStar):
+        return set()
+    bound = (alias.asname.name if alias.asname else alias.name for alias in node.names)
+    return {name.value for name in bound if isinstance(name, cst.Name)}
 
 
 def keeps_old(value: cst.BaseExpression, name: str) -> bool:

@@ -1,5 +1,5 @@
-"""The single pass over a module: tracks scopes, loops, grad mode and local
-bindings, normalises stores, and hands each event to every enabled rule."""
+"""The single pass over a module: tracks scopes, loops, grad mode and local bindings, normalises stores, and hands
+each event to every enabled rule."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -10,7 +10,7 @@ import libcst as cst
 from ..judgements import iter_identifiers
 from ..vocabulary import CLEAR_METHODS, MODULE_ITER_RE, STEP_METHODS, STORE_METHODS
 from . import exprs as ex
-from .bindings import keeps_old, module_functions
+from .bindings import imported_names, keeps_old, module_functions
 from .branch_facts import after_guard, branch_facts, knowing
 from .class_facts import deleted_slot, item_slot, note_attr_store, note_clear, note_release, object_receiver
 from .cst_reading import CST
@@ -124,10 +124,11 @@ class Walker:
             for rule in self.rules:
                 rule.on_augassign(node, fn)
             if isinstance(node.target, cst.Name):
-                name = node.target.value
-                fn.env[name] = self.value(node.target) | self.value(node.value)
+                fn.env[node.target.value] = self.value(node.target) | self.value(node.value)
             else:
                 self.store_target(node.target, node.value, node, augmented=True)
+        elif isinstance(node, (cst.Import, cst.ImportFrom)):
+            fn.stored |= imported_names(node)  # binds names; ``from m import f as g`` reads no local ``f``
         else:
             self.scan(node, node)
             if isinstance(node, cst.Del):
@@ -234,11 +235,9 @@ class Walker:
         if isinstance(target, cst.Name):
             self.bind(target.value, None, stmt, whole.holding(module=whole.module))
             self.loop_kinds.bound(self.fn, target.value, value, unpacked=True)  # _, _, height, width = z.shape
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for t in target.elements:
+        elif isinstance(target, (cst.Tuple, cst.List, cst.StarredElement)):
+            for t in target.elements if isinstance(target, (cst.Tuple, cst.List)) else [target]:
                 self.assign_unpacked(t.value, value, whole, stmt)
-        elif isinstance(target, cst.StarredElement):
-            self.assign_unpacked(target.value, value, whole, stmt)
 
     def note_return(self, node: cst.Return, fn: Function) -> None:
         """A module-level function or a method that returns a graph-attached value, or what it is given,
