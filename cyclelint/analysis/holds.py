@@ -132,6 +132,14 @@ def declares_plain_return(node: cst.FunctionDef) -> bool:
     return plain_annotation(ann) or (ann is not None and dotted(ann) == "float")
 
 
+def declares_module_return(node: cst.FunctionDef, module_classes: set[str]) -> bool:
+    """``-> nn.Module``, ``-> Optional[PointSAModule]``: the function hands back a module, which holds parameters,
+    not a forward pass's graph (mmdet3d's ``build_sa_module(cfg) -> nn.Module``, whose body calls ``sa_module(...)``,
+    a class named like a module)."""
+    ann = node.returns.annotation if node.returns else None
+    return annotation_names(ann, MODULE_TYPES | module_classes) is not None and annotation_names(ann, TENSOR_TYPES) is None
+
+
 def annotation_holds(ann: cst.BaseExpression | None, module_classes: set[str]) -> str | None:
     """``torch.Tensor``, ``nn.Module``, ``dict[str, Tensor]``, a module class of the project."""
     return annotation_names(ann, TENSOR_TYPES | MODULE_TYPES | module_classes)

@@ -34,7 +34,7 @@ from ..vocabulary import (
 from .bindings import aliased_attrs, bound_locally
 from .casts import mentions_cpu, to_integer
 from .exprs import arg, callee, dotted, indexed_reduction, indices_of, last_part
-from .holds import declares_plain_return
+from .holds import declares_module_return, declares_plain_return
 from .positions_via import through_positions
 from .returns import Part, Returns, Slot
 
@@ -361,6 +361,9 @@ class Evaluator:
     def read_return(self, key: tuple[str, str], value: cst.BaseExpression, fn: Function) -> None:
         """``return value`` in ``fn``: what it returns and what each element of its tuple display holds, or, for a
         call of a function of this file, what each position of that one's tuples holds (``return self._impl(x)``)."""
+        if declares_module_return(fn.node, self.module_classes):  # a module: its parameters, no graph of a call
+            self.returns.read_return(key, fn, SAFE, None)
+            return
         elements = value.elements if isinstance(value, cst.Tuple) else None
         parts = None if elements is None or any(isinstance(e, cst.StarredElement) for e in elements) else [
             self.value(e.value, fn) for e in elements]
