@@ -29,7 +29,8 @@ def function_of(node: cst.FunctionDef, parent: Function, facts: FileFacts) -> Fu
         instance = parent.instance if parent.instance not in params else None
     no_grad = any(d in NO_GRAD_CONTEXTS or d in facts.grad_off_decorators for d in decos) or (
         not is_method and not parent.grad_enabled) or (is_method and name in EVAL_STEPS and parent.cls.is_module) or (
-        is_method and name in facts.loop_grad_off.get(parent.cls.name, ()))
+        is_method and name in facts.loop_grad_off.get(parent.cls.name, ())) or (
+        is_method and name in ("forward", "backward") and kind == "staticmethod" and parent.cls.autograd_function)
     fn = Function(node, name, parent, parent.cls if is_method else None, instance, params, no_grad=no_grad)
     fn.is_method = is_method
     if is_method and no_grad:

@@ -67,6 +67,12 @@ class ClassInfo:
         return self.numbers
 
     @property
+    def autograd_function(self) -> bool:
+        """A ``torch.autograd.Function``: torch runs its static ``forward``, and its ``backward`` unless asked to
+        make a graph of the gradients (``create_graph=True``), with grad off."""
+        return any(b.rsplit(".", 1)[-1] == "Function" for b in self.bases)
+
+    @property
     def has_bases(self) -> bool:
         """It names a base class other than ``object``, whose methods may be another file's."""
         return any(b not in ("object", "") for b in self.bases)
