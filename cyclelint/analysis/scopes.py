@@ -105,6 +105,7 @@ class Function:
     callables: dict[str, tuple[str, cst.CSTNode]] = field(default_factory=dict)
     loads: set[str] = field(default_factory=set)
     stored: set[str] = field(default_factory=set)  # names bound locally
+    imported: set[str] = field(default_factory=set)  # ... by an import: modules and what they define, kept for good
     backward_names: set[str] = field(default_factory=set)
     pieces: set[str] = field(default_factory=set)  # locals bound to the pieces of one tensor (x.split(4))
     extents: set[str] = field(default_factory=set)  # locals read from one tensor's shape (h = z.shape[2])

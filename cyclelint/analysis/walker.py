@@ -127,8 +127,9 @@ class Walker:
                 fn.env[node.target.value] = self.value(node.target) | self.value(node.value)
             else:
                 self.store_target(node.target, node.value, node, augmented=True)
-        elif isinstance(node, (cst.Import, cst.ImportFrom)):
-            fn.stored |= imported_names(node)  # binds names; ``from m import f as g`` reads no local ``f``
+        elif isinstance(node, (cst.Import, cst.ImportFrom)):  # reads no local: ``from m import f as g`` binds g
+            fn.imported |= imported_names(node)
+            fn.stored |= fn.imported
         else:
             self.scan(node, node)
             if isinstance(node, cst.Del):

@@ -198,8 +198,8 @@ class SelfCaptureRule(Checker):
         obj = store.owner.split(".", 1)[0]
         if obj != fn.instance and obj not in fn.params and obj not in fn.stored:
             return
-        if obj in CLASS_NAMES or obj in self.walker.facts.classes:
-            return  # a class object always sits in a cycle (its __mro__): one more changes nothing
+        if obj in CLASS_NAMES or obj in self.walker.facts.classes or obj in fn.imported:
+            return  # a class object always sits in a cycle (its __mro__), a module lives for good: nothing more kept
         if obj == fn.instance:  # a hook's handle kept on the instance: self.handles.append(h), self.h[k] = [h1, h2]
             slot = store.owner.partition(".")[2] or (store.target or "").partition(".")[2]
             value = store.value
