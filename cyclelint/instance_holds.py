@@ -342,7 +342,7 @@ def _calls_of(tree: ast.Module, cls: str):
 
 
 def called_classes(text: str | bytes) -> tuple[str, ...]:
-    """The capitalised names a file's text calls (``Tracker(``): the classes it may construct, which the project
-    reads it for when it asks what their constructors are passed (project/sizes.py)."""
+    """The capitalised names a file's text calls, private ones too (``Tracker(``, ``_Tracker(``): the classes it may
+    construct, which the project reads it for when it asks what their constructors are passed (project/sizes.py)."""
     data = text if isinstance(text, bytes) else text.encode("utf-8", "replace")
     return tuple(sorted({name.decode() for name in _CALLED_CLASS.findall(data)}))

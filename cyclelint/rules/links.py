@@ -66,7 +66,7 @@ class LinkRule(Checker):
         self.returned: dict[int, dict[str, set[int | None]]] = {}
         # per autograd forward: name -> the names it is an alias or view of
         self.views: dict[int, dict[str, set[str]]] = {}
-        self.shapes: dict[int, dict[str, bool]] = {}  # per autograd forward: name -> no binding of it holds a tensor
+        self.plain: dict[int, dict[str, bool]] = {}  # per autograd forward: name -> no binding of it holds a tensor
         self.view_helpers: dict[str, int] | None = None  # the file's functions that return a view of a parameter
         # self.x.method(self): (statement, the function it is in, self, x, method, argument), judged
         # once the file's classes say what x is
@@ -110,8 +110,8 @@ class LinkRule(Checker):
                 views[name] = sources
             else:
                 views.pop(name, None)
-            shapes = self.shapes.setdefault(id(fn), {})
-            shapes[name] = shapes.get(name, True) and tensorless(value)
+            plain = self.plain.setdefault(id(fn), {})
+            plain[name] = plain.get(name, True) and tensorless(value)
         if fn.instance:
             calls = self._ctor_calls(value, stmt, fn, keep=False)
             if calls:
@@ -260,10 +260,10 @@ class LinkRule(Checker):
         done: set[int] = set()
         returned = self.returned.pop(id(fn), {})
         views = self.views.pop(id(fn), {})
-        shapes = {name for name, only in self.shapes.pop(id(fn), {}).items() if only and name not in fn.params}
+        plain = {name for name, only in self.plain.pop(id(fn), {}).items() if only and name not in fn.params}
         ctx = function_ctx(fn)
-        if ctx is not None and set(returned) - shapes:
-            self._ctx_stores([ln for ln in live if ln.owner == ctx], returned, shapes, views, done)
+        if ctx is not None and set(returned) - plain:
+            self._ctx_stores([ln for ln in live if ln.owner == ctx], returned, plain, views, done)
         for ln in live:
             if reaches(ln.value, ln.owner):
                 self._single(ln, fn, done)
@@ -281,19 +281,19 @@ class LinkRule(Checker):
             for record in self.via_locals.pop(key):
                 self.hand_on(*record)
 
-    def _ctx_stores(self, links: list[Link], returned: dict[str, set[int | None]], shapes: set[str],
+    def _ctx_stores(self, links: list[Link], returned: dict[str, set[int | None]], plain: set[str],
                     views: dict[str, set[str]], done: set[int]) -> None:
         """``ctx.y = out`` in an autograd Function's forward that returns ``out``, a view of it (``c`` when
         forward returns ``c[-1]``), or what it is a view of (``out_nd = zerocopy(out)``: the handle keeps
         ``out``). Not ``ctx.root = root`` of a flag parameter that the name is rebound to a tensor after
         (linear-operator's ``RootDecomposition``): ctx keeps what the name held then, not what forward returns."""
-        outputs = closure(set(returned) - shapes, views)  # last_hidden = c[-1]: c shares the output's history
+        outputs = closure(set(returned) - plain, views)  # last_hidden = c[-1]: c shares the output's history
         for ln in links:
             if not ln.target or id(ln.stmt) in done:
                 continue
             value = ln.value
             if value in returned and ln.gens.get(value) not in returned[value] and value not in closure(
-                    set(returned) - shapes - {value}, views):
+                    set(returned) - plain - {value}, views):
                 continue
             if value not in outputs:
                 base = next((b for b in sorted(closure({value}, views)) if b in outputs), None)
