@@ -1,4 +1,5 @@
-"""The classes of the linted tree by name, and the chain of bases a class name means in one file."""
+"""The classes of the linted tree by name, the chain of bases a class name means in one file, and the classes deriving
+from each base."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -28,3 +29,13 @@ def with_bases(name: str, seen_from: str, files: dict[str, FileResult],
                 found.add((home, cur))
                 todo += [(b.rsplit(".", 1)[-1], home) for b in files[home].classes[cur].bases]
     return found
+
+
+def subclass_index(files: dict[str, FileResult]) -> dict[str, list[tuple[str, str]]]:
+    """A base's last name -> (file, class) of each class of the tree deriving from it directly."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for path, res in files.items():
+        for name, summary in res.classes.items():
+            for base in summary.bases:
+                out.setdefault(base.rpartition(".")[2], []).append((path, name))
+    return out

@@ -7,7 +7,7 @@ from dataclasses import replace
 from ..findings import Finding
 from ..noqa import suppressed
 from ..vocabulary import EVAL_STEPS, OBJECT_BASES, PLAIN_BASES, object_class, registers
-from .classes import class_index, with_bases
+from .classes import class_index, subclass_index, with_bases
 from .records import ClassSummary, FileResult, PendingCtor, StateGrowth, slot_params
 from .restarted import own_calls, restarted, started
 from .summaries import resolve_graphs
@@ -102,13 +102,14 @@ def _resolve_states(results: list[FileResult]) -> None:
                     kept.setdefault((home, name, method), set()).add(slot)
     calls = own_calls(results)
     constructed = {name for res in results for name in res.constructs}
+    subclasses = subclass_index(files)
     for res in results:
         for st in res.states:
             if st.object_of and _no_container(st.object_of, res.path, files, homes):
                 continue  # ``self.chat.append(v)``: the class's own method keeps ``v`` or not, judged in its file
             chain = with_bases(st.cls, res.path, files, homes)
             if _runs_without_grad(st.method, chain, files, homes) or _mixed_in_without_grad(
-                    st.method, st.cls, res.path, files, homes, constructed):
+                    st.method, st.cls, res.path, files, homes, constructed, subclasses):
                 continue  # a wrapper of the class or of a library base, or a library's loop, runs it with grad off
             if grad_off_decorators.intersection(st.decorators):
                 continue  # decorated with a function of the project that runs it under no_grad/inference_mode
@@ -248,15 +249,15 @@ def _runs_without_grad(method: str, chain: set[tuple[str, str]], files: dict[str
 
 
 def _mixed_in_without_grad(method: str, cls: str, seen_from: str, files: dict[str, FileResult],
-                           homes: dict[str, list[str]], constructed: set[str]) -> bool:
+                           homes: dict[str, list[str]], constructed: set[str],
+                           subclasses: dict[str, list[tuple[str, str]]]) -> bool:
     """``cls`` is a mixin: it derives from nothing, no file of the project calls it, and classes of the project
     derive from it directly, each of which runs ``method`` with grad off (torch-uncertainty 0.13.0's
     ``_SCODRiskCoverageMixin.update``, mixed into torchmetrics metrics, whose base runs ``update`` so). Its
     ``method`` runs only as theirs."""
     if cls in constructed or any(b not in OBJECT_BASES for b in files[seen_from].classes[cls].bases):
         return False
-    users = [(home, name) for home, res in files.items() for name, summary in res.classes.items()
-             if any(b.rsplit(".", 1)[-1] == cls for b in summary.bases)]
+    users = subclasses.get(cls, [])
     return bool(users) and all(_runs_without_grad(method, with_bases(name, home, files, homes), files, homes)
                                for home, name in users)
 

@@ -12,7 +12,7 @@ from ..files import read_source
 from ..instance_holds import constructor_holds, torch_bound
 from ..parsing import quiet_parse
 from ..vocabulary import torch_rooted
-from .classes import with_bases
+from .classes import subclass_index, with_bases
 from .imports import import_origins
 from .records import FileResult
 
@@ -32,13 +32,7 @@ class Sizes:
 
     @cached_property
     def subclasses(self) -> dict[str, list[tuple[str, str]]]:
-        """A base's last name -> (file, class) of each class of the tree deriving from it."""
-        out: dict[str, list[tuple[str, str]]] = {}
-        for path, res in self.files.items():
-            for name, summary in res.classes.items():
-                for base in summary.bases:
-                    out.setdefault(base.rpartition(".")[2], []).append((path, name))
-        return out
+        return subclass_index(self.files)
 
     @cached_property
     def callers(self) -> dict[str, list[str]]:
