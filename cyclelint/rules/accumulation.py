@@ -26,6 +26,7 @@ from .candidates import Candidate
 from .file_callers import FileCallers
 from .fix_safety import Proofs, kept_parts
 from .graph_inputs import caller_tensors, fed_params, forward_inputs, graph_params
+from .method_resets import MethodResets
 from .module_hooks import MESSAGE as MODULE_HOOK_MESSAGE
 from .module_hooks import ModuleHooks
 from .pack_hooks import MESSAGE as PACK_MESSAGE
@@ -59,9 +60,8 @@ class AccumulationRule(Checker):
         super().__init__(*args)
         self.cands: dict[int, list[Candidate]] = {}
         self.state: list[Candidate] = []
-        self.resets: dict[int, set[str]] = {}  # per method: self.X rebound from scratch
-        # (class, method) -> slots (index after self, or keyword) that receive graph-attached values,
-        # from calls on objects of a known class and from methods registered as hooks
+        self.resets = MethodResets()  # per method: the self.X it empties
+        # (class, method) -> slots (after self, or keyword) given graphs by calls on known classes' objects, or hooks
         self.evidence: dict[tuple[str, str], set] = {}
         self.input_evidence: dict[tuple[str, str], set] = {}  # ... given only the inputs of the caller's forward()
         self.pending_calls: dict[int, list[tuple[str, str, object, Value]]] = {}
@@ -135,8 +135,8 @@ class AccumulationRule(Checker):
                     self.queues.attrs.add((method.cls.name, store.target))
             if grows(CST, store.value, store.target):
                 self._recurrence(store.stmt, store.target, store.value, fn)
-            elif fn.instance and store.target.startswith(fn.instance + ".") and store.target not in fn.unset:
-                self.resets.setdefault(id(fn), set()).add(store.target)
+            else:
+                self.resets.note(store.target, fn)
 
     def _note_own_attr(self, store, fn: Function) -> None:
         method = fn.enclosing_method()
@@ -158,6 +158,7 @@ class AccumulationRule(Checker):
         self.results.note_call(call, fn)
         method = fn.enclosing_method()
         self.queues.note_call(call, fn)
+        self.resets.note_call(call, fn)
         if name in INPLACE:
             base = ex.receiver(call)
             while isinstance(base, cst.Call) and ex.method_name(base) in INPLACE:
@@ -259,9 +260,8 @@ class AccumulationRule(Checker):
 
     # -- judging -----------------------------------------------------------
     def leave_function(self, fn):
-        self.numbers = {key for key in self.numbers if key[0] != id(fn)}  # ids are reused once fn is gone
-        self.lists = {key for key in self.lists if key[0] != id(fn)}
-        self.plain = {key for key in self.plain if key[0] != id(fn)}
+        for kept in (self.numbers, self.lists, self.plain):  # ids are reused once fn is gone
+            kept -= {key for key in kept if key[0] == id(fn)}
         drained = self.queues.leave(fn)  # locals a closure of fn pops
         consumed, computed = self.results.leave(fn)
         self.proofs.pop(id(fn), None)
@@ -272,7 +272,7 @@ class AccumulationRule(Checker):
             v = fn.env.get(name)
             if v is not None:
                 backward |= v.deps
-        resets = self.resets.pop(id(fn), set())
+        resets = self.resets.leave(fn)
         for c in self.cands.pop(id(fn), []):
             if id(c.stmt) in self.reported or c.acc in backward or c.acc.split("[")[0] in backward or c.acc in drained:
                 continue
