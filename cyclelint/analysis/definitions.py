@@ -20,6 +20,8 @@ def function_of(node: cst.FunctionDef, parent: Function, facts: FileFacts) -> Fu
     name = node.name.value
     if is_method:
         kind = method_kind(name, decos)
+        if kind == "property":  # ``@x.setter`` makes ``x`` a property, whatever decorated it first
+            parent.cls.methods[name] = kind  # type: ignore[union-attr]
         parent.cls.methods.setdefault(name, kind)  # type: ignore[union-attr]
         if name == "__init__":
             parent.cls.init_params = params[1:]  # type: ignore[union-attr]
