@@ -92,9 +92,15 @@ def callee(call: cst.Call) -> str | None:
 def indices_of(expr: cst.BaseExpression) -> cst.Call | None:
     """The call whose indices ``expr`` reads (``out.max(1)[1]``, ``torch.topk(x, 3).indices``), or None."""
     named = isinstance(expr, cst.Attribute) and expr.attr.value == "indices"
-    second = (isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index)
-              and isinstance(expr.slice[0].slice.value, cst.Integer) and expr.slice[0].slice.value.value == "1")
+    second = constant_index(expr) == "1"
     return expr.value if (named or second) and indexed_reduction(expr.value) else None  # type: ignore[union-attr]
+
+
+def constant_index(expr: cst.BaseExpression) -> str | None:
+    """N of ``x[N]`` with N an integer literal."""
+    if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(index := expr.slice[0].slice, cst.Index):
+        return index.value.value if isinstance(index.value, cst.Integer) else None
+    return None
 
 
 def indexed_reduction(expr: cst.BaseExpression) -> bool:

@@ -2,6 +2,8 @@
 rules, and what the file tells the rest of the run."""
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -98,7 +100,7 @@ class Function:
     no_grad: bool = False
     loops: list[Loop] = field(default_factory=list)
     grad_stack: list[bool] = field(default_factory=list)  # with no_grad()/enable_grad()
-    handlers: list[str | None] = field(default_factory=list)  # ``except E as name``
+    handlers: list[str | None] = field(default_factory=list)  # ``except E as name``; None: unnamed, or ``finally``
     counter: int = 0
     env: dict[str, Value] = field(default_factory=dict)
     bindings: dict[str, Binding] = field(default_factory=dict)
@@ -123,6 +125,16 @@ class Function:
     @property
     def grad_enabled(self) -> bool:
         return self.grad_stack[-1] if self.grad_stack else not self.no_grad
+
+    @contextmanager
+    def handling(self, name: str | None) -> Iterator[None]:
+        """Within an except block, or a ``finally`` (``name`` None): there sys.exc_info() is the exception on its way,
+        whose traceback holds this frame."""
+        self.handlers.append(name)
+        try:
+            yield
+        finally:
+            self.handlers.pop()
 
     def own_deps(self, deps: frozenset[str]) -> set[str]:
         """Of ``deps``, those that give a caller nothing: locals the function binds (what they hold is among ``deps``

@@ -362,13 +362,13 @@ class Walker:
             if name:
                 self.bind(name, None, handler, SAFE)
             # at module level around imports the traceback keeps the module's frame, which lives anyway
-            fn.handlers.append(None if fn.is_module and ex.only_imports(node.body) else name)
-            self.suite(handler.body)
-            fn.handlers.pop()
+            with fn.handling(None if fn.is_module and ex.only_imports(node.body) else name):
+                self.suite(handler.body)
         if node.orelse is not None:
             self.suite(node.orelse.body)
         if node.finalbody is not None:
-            self.suite(node.finalbody.body)
+            with fn.handling(None):  # an exception on its way out is sys.exc_info() here, as in a handler
+                self.suite(node.finalbody.body)
 
     # -- definitions -------------------------------------------------------
     def function(self, node: cst.FunctionDef) -> None:

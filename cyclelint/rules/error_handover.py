@@ -2,11 +2,21 @@
 the queues a worker is handed to pass its failure on (both are the handing over that CYC401 leaves alone)."""
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from ..analysis import exprs as ex
 from ..analysis.holds import defining_scope
 from ..analysis.scopes import Function, Store
 
 QUEUE_PUTS = frozenset({"put"})  # the store methods (vocabulary.STORE_METHODS) a queue has
+
+
+class Kept(NamedTuple):
+    """What a value keeps of an exception or a frame; ``slot``: where a constructor keeps it (``Future(e)``)."""
+
+    kind: str
+    what: str
+    slot: tuple[str, str] | None = None
 
 
 def put_on_given_queue(store: Store, fn: Function) -> bool:

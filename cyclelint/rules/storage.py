@@ -2,8 +2,6 @@
 recursive closures, global registries of instances, classes made per call."""
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import libcst as cst
 
 from ..analysis import exprs as ex
@@ -15,7 +13,7 @@ from ..analysis.weak import is_weak
 from ..project.records import PendingCache
 from ..vocabulary import CACHES, FRAME_CALLS, KNOWN_DECORATORS, cache_decorator, torch_rooted
 from .base import Checker
-from .error_handover import error_slot, put_on_given_queue
+from .error_handover import Kept, error_slot, put_on_given_queue
 from .storage_text import (
     MSG_ATEXIT,
     MSG_CACHE,
@@ -31,14 +29,6 @@ from .storage_text import (
 )
 
 
-class Kept(NamedTuple):
-    """What a value keeps of an exception or a frame; ``slot``: where a constructor keeps it (``Future(e)``)."""
-
-    kind: str
-    what: str
-    slot: tuple[str, str] | None = None
-
-
 class StorageRule(Checker):
     codes = ("CYC401", "CYC402", "CYC403", "CYC404", "CYC405")
 
@@ -46,6 +36,7 @@ class StorageRule(Checker):
         super().__init__(*args)
         self.locals: dict[tuple[int, str], list[tuple[cst.CSTNode, str]]] = {}  # kept in a local, not yet freed
         self.new_exc: dict[tuple[int, str], cst.CSTNode] = {}  # locals bound to a call's result
+        self.exc_infos: set[tuple[int, str]] = set()  # locals bound to a caller's sys.exc_info(): kept where stored
         self.rebound: dict[tuple[int, str], int] = {}  # where e = X() or e.__traceback__ = None let go of the frame
         self.passed: dict[tuple[int, str], set[str]] = {}  # kept local -> functions of this file it is passed to
         self.kept_locals: list[tuple[cst.CSTNode, str, str, str, set[str]]] = []  # reported once the file is read
@@ -62,8 +53,7 @@ class StorageRule(Checker):
         self.raised_locals: list[tuple] = []  # (stmt, local, slot it was read from): a call's result, raised
         self.exits: list[tuple[cst.CSTNode, str, Function, list[str]]] = []  # atexit.register, not unregistered
         self.unregistered: set[str] = set()
-        # (store, fn, message, the instance itself): CYC404 unless a teardown of the class drops it
-        self.registered: list[tuple] = []
+        self.registered: list[tuple] = []  # (store, fn, message, is self): CYC404 unless a class teardown drops it
 
     def _kept(self, expr: cst.BaseExpression, fn: Function) -> Kept | None:
         """What ``expr`` keeps of an exception, traceback or frame, if anything."""
@@ -72,6 +62,8 @@ class StorageRule(Checker):
             cur = stack.pop()
             if isinstance(cur, cst.Name) and cur.value in fn.handlers and not self._rebound(cur.value, fn):
                 return Kept("exception", f"exception {cur.value}")
+            if isinstance(cur, cst.Name) and (id(fn), cur.value) in self.exc_infos:
+                return Kept("exception", "sys.exc_info()")
             if isinstance(cur, cst.Attribute) and cur.attr.value in ("__traceback__", "tb_frame", "f_back"):
                 if cur.attr.value == "__traceback__":
                     return Kept("exception", "traceback " + (ex.dotted(cur) or ""))
@@ -88,7 +80,8 @@ class StorageRule(Checker):
                     return keeper
             elif isinstance(cur, (cst.Tuple, cst.List, cst.Set, cst.Dict)):
                 stack.extend(e.value for e in cur.elements)
-            elif isinstance(cur, cst.Subscript) and ex.dotted(cur.value) and ex.dotted(cur.value).endswith("exc_info"):
+            elif isinstance(cur, cst.Subscript) and (ex.dotted(cur.value) or "").endswith("exc_info") and (
+                    ex.constant_index(cur) != "0"):  # ``exc_info[0]``, the exception's class, holds no traceback
                 return Kept("exception", "sys.exc_info()")
         return None
 
@@ -153,11 +146,12 @@ class StorageRule(Checker):
             self.bound_paths[key] = path
         self.new_exc.pop(key, None)
         kept = self._kept(value, fn)
-        if kept is not None and (kept.kind == "frame" or fn.handlers or "exc_info" in kept.what):
+        if kept is not None and (kept.kind == "frame" or fn.handlers):
             # every binding counts: ``err = e`` in two except blocks, either may be the one that stays
             self.locals.setdefault(key, []).append((stmt, f"{kept.what}|{kept.kind}"))
             return
         self.locals.pop(key, None)
+        (self.exc_infos.add if kept is not None and "exc_info" in kept.what else self.exc_infos.discard)(key)
         if name in fn.handlers:
             self.rebound[key] = fn.counter
         if isinstance(value, cst.Call):  # raised later from this frame: an exception the frame holds
@@ -198,6 +192,7 @@ class StorageRule(Checker):
                 what, kind = info.rsplit("|", 1)
                 self.kept_locals.append((stmt, kind, what, name, self.passed.get((fid, name), set())))
         self.locals = {k: v for k, v in self.locals.items() if k[0] != id(fn)}
+        self.exc_infos = {k for k in self.exc_infos if k[0] != id(fn)}
         self.passed = {k: v for k, v in self.passed.items() if k[0] != id(fn)}
         self.rebound = {k: v for k, v in self.rebound.items() if k[0] != id(fn)}
         for c in [c for c in self.container_stores if c[0] is fn]:
