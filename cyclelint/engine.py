@@ -211,7 +211,7 @@ def _analyse(module, path: str, enabled: frozenset[str], result: FileResult, app
             **(holds.summary_fields() if holds else {}),
         )
     result.evidence, result.input_evidence = facts.evidence, facts.input_evidence
-    result.grad_calls = facts.grad_calls
+    result.grad_calls, result.graph_calls = facts.grad_calls, facts.graph_calls
     defined = {method for info in facts.classes.values() for method in info.methods}
     result.own_calls = {called: tuple(sorted(sites)) for called, sites in (facts.grad_calls or {}).items()
                         if "." in called or called in defined}
@@ -286,7 +286,7 @@ def _lint_job(job: tuple[str, bytes, frozenset[str], bool]) -> FileResult:
     path, data, enabled, full = job
     result = lint_file(data, path, enabled, prefilter=not full, defer=True)
     if not full:  # only the project's questions need every call of a file (project/callers.py): kept small otherwise
-        result.grad_calls = None
+        result.grad_calls = result.graph_calls = None
     return result
 
 

@@ -192,3 +192,4 @@ class FileFacts:
     imported: dict[str, str] = field(default_factory=dict)  # what the names its imports bind stand for, dotted
     # each call's name -> (grad on, the caller) (rules/file_callers.py): None where the CYC3 rules did not run
     grad_calls: dict[str, set[tuple[bool, str]]] | None = None
+    graph_calls: dict[str, set[tuple[bool, str]]] | None = None  # ... -> (may pass a graph, the caller)

@@ -200,8 +200,8 @@ class Evaluator:
         if attr in SAFE_ATTRS:
             return SAFE
         base = self.value(expr.value, fn)
-        if attr == "data":
-            return Value(tensor=base.tensor)
+        if attr == "data":  # the tensor without its history, as ``x.detach()``
+            return Value(tensor=base.tensor, detached=True)
         path = dotted(expr)
         if isinstance(expr.value, cst.Name) and expr.value.value == fn.instance:
             method = fn.enclosing_method()

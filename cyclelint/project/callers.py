@@ -31,13 +31,14 @@ def _asked(results: Iterable[FileResult]) -> set[str]:
     return {_last(name) for res in results for w in res.withdrawals for name in w.callers}
 
 
-def _call_sites(results: Iterable[FileResult]) -> Sites:
-    """Every call the files analysed in full record, by the called function's own name; made by ``""`` where a
-    module's or a class's body makes it, as the file is imported."""
+def _call_sites(results: Iterable[FileResult], graphs: bool = False) -> Sites:
+    """Every call the files analysed in full record, by the called function's own name, with its grad mode (or, with
+    ``graphs``, whether it may pass a graph); made by ``""`` where a module's or a class's body makes it, as the file
+    is imported."""
     sites: Sites = {}
     for res in results:
         top = {"<module>", *res.classes}
-        for called, calls in (res.grad_calls or {}).items():
+        for called, calls in ((res.graph_calls if graphs else res.grad_calls) or {}).items():
             sites.setdefault(_last(called), []).extend((on, "" if caller in top else caller) for on, caller in calls)
     return sites
 
@@ -103,17 +104,30 @@ def callers_to_analyse(results: Sequence[FileResult]) -> list[int]:
     return sorted({i for name in names for i in mentions.followable(name) or () if results[i].grad_calls is None})
 
 
-def called_without_grad(results: Sequence[FileResult]) -> set[str]:
-    """The names of the asked functions (and their callers) that every call in the project runs with grad off."""
+def called_without_grad(results: Sequence[FileResult]) -> tuple[set[str], set[str]]:
+    """The names of the asked functions (and their callers) that every call in the project runs with grad off; and
+    of those asked for a method's state (``PendingWithdrawal.fed``), the ones no call passes a graph: each runs with
+    grad off, passes only graph-free values, or comes from a function itself only called with grad off (what such a
+    function computes and passes on may be a graph of its own)."""
     asked = _asked(results)
     if not asked:
-        return set()
+        return set(), set()
     sites = _call_sites(results)
     names = _followed(asked, sites)
     mentions = Mentions(results, names)
+    read = {name for name in names if (files := mentions.followable(name)) is not None
+            and all(results[i].grad_calls is not None for i in files)}  # every call of the name is known
+    off = _grad_off(names, read, sites)
+    graphs = _call_sites(results, graphs=True)
+    fed = {_last(name) for res in results for w in res.withdrawals if w.fed for name in w.callers}
+    return off, off | {name for name in fed & read if graphs.get(name) and all(
+        not may or _last(caller) in off for may, caller in graphs[name])}
+
+
+def _grad_off(names: set[str], read: set[str], sites: Sites) -> set[str]:
+    """Of ``names``, those every call of which runs with grad off, directly or from functions only called so."""
     # not known to run with grad off: calls not all read, none, or one with grad on at a file's top level
-    unknown = {name for name in names if (files := mentions.followable(name)) is None
-               or any(results[i].grad_calls is None for i in files)
+    unknown = {name for name in names if name not in read
                or not sites.get(name) or any(on and not caller for on, caller in sites[name])}
     # some chain of calls must end in one made with grad off (a cycle of calls alone proves nothing): the functions
     # called so, then, round by round, the functions they call with grad on

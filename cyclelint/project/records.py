@@ -212,6 +212,7 @@ class PendingWithdrawal(Placed):
     drops: list[tuple[str, str, int | str]] = field(default_factory=list)
     unbound: list[str] = field(default_factory=list)  # "Class.attr" of ``self.attr``: withdrawn if none is bound
     callers: list[str] = field(default_factory=list)  # the loop's function: withdrawn if the project calls it grad off
+    fed: bool = False  # ... a method's state grown from an argument: a call passing only graph-free values counts too
     # "Class.method" of the instances a cycle holds, made in that method: withdrawn if none holds anything of size
     small: list[str] = field(default_factory=list)
     hooks: list[str] = field(default_factory=list)  # "Class.method" registered as a hook: withdrawn if it stores nothing
@@ -264,6 +265,8 @@ class FileResult:
     constructs: tuple[str, ...] = ()  # the capitalised names its text calls (instance_holds.py)
     # analysed in full at the project's request: each call's name -> (grad on, caller) (analysis.scopes.FileFacts)
     grad_calls: dict[str, set[tuple[bool, str]]] | None = None
+    graph_calls: dict[str, set[tuple[bool, str]]] | None = None  # ... -> (may pass a graph: grad on, an argument not
+    # known graph-free; the caller)
     # of those, kept for every file analysed in full: the calls of a method a class of the file defines, on the
     # instance (``Class.method``) or not (``method``); None: pre-filtered (project/restarted.py)
     own_calls: dict[str, tuple[tuple[bool, str], ...]] | None = None

@@ -34,7 +34,7 @@ def resolve_withdrawals(results: list[FileResult]) -> None:
     if not any(res.withdrawals for res in results):
         return
     files, homes = class_index(results)
-    off = called_without_grad(results)
+    off, fed_off = called_without_grad(results)
     sizes = Sizes(files, homes)
     for res in results:
         gone = {(w.line, w.column, w.code) for w in res.withdrawals
@@ -43,7 +43,7 @@ def resolve_withdrawals(results: list[FileResult]) -> None:
                 and all(_removed(handle, res.path, files, homes) for handle in w.removed)
                 and all(_keeps_nothing(*drop, res.path, files, homes) for drop in w.drops)
                 and all(_unbound(attr, res.path, files, homes) for attr in w.unbound)
-                and all(name.rpartition(".")[2] in off for name in w.callers)
+                and all(name.rpartition(".")[2] in (fed_off if w.fed else off) for name in w.callers)
                 and not any(sizes.holds(*method_of(made), res.path) for made in w.small)
                 and not any(sizes.stores(*method_of(hook), res.path) for hook in w.hooks)}
         if gone:

@@ -23,7 +23,7 @@ from .accumulation_text import DISPATCH_MESSAGE, message, worded
 from .base import Checker, Rewrite
 from .call_results import CallResults
 from .candidates import Candidate
-from .file_callers import FileCallers
+from .file_callers import FileCallers, passes_graph_free
 from .fix_safety import Proofs, kept_parts
 from .graph_inputs import caller_tensors, fed_params, forward_inputs, graph_params
 from .method_resets import MethodResets
@@ -190,7 +190,8 @@ class AccumulationRule(Checker):
                 name in self.walker.evaluator.later_methods.get(method.cls.name, ())) else None
             # ``super().m(x)`` runs the base's m within an override of it: no call of m from outside the class
             via_super = isinstance(recv, cst.Call) and ex.callee(recv) == "super"
-            self.callers.note(f"{own}.{called}" if own else f"super().{called}" if via_super else called, fn)
+            key = f"{own}.{called}" if own else f"super().{called}" if via_super else called
+            self.callers.note(key, fn, passes_graph_free(call, self.walker.value) if name else None)
         if name and recv is not None:
             target = self.walker.value(recv)
             # a helper object's method (meter.update(loss)), or one of this class (self.store(stats));
@@ -267,11 +268,7 @@ class AccumulationRule(Checker):
         self.proofs.pop(id(fn), None)
         self.module_hooks.trains |= bool(fn.backward_names)
         self.step_stores.leave_function(fn)
-        backward = set(fn.backward_names)
-        for name in list(backward):
-            v = fn.env.get(name)
-            if v is not None:
-                backward |= v.deps
+        backward = set(fn.backward_names).union(*(v.deps for n in fn.backward_names if (v := fn.env.get(n)) is not None))
         resets = self.resets.leave(fn)
         for c in self.cands.pop(id(fn), []):
             if id(c.stmt) in self.reported or c.acc in backward or c.acc.split("[")[0] in backward or c.acc in drained:
@@ -321,7 +318,7 @@ class AccumulationRule(Checker):
             self.hand_on(stmt, record)
 
     def leave_file(self):
-        self.walker.facts.grad_calls = self.callers.calls
+        self.walker.facts.grad_calls, self.walker.facts.graph_calls = self.callers.calls, self.callers.graphs
         returns = self.walker.evaluator.returns
         for c in self.later:
             source = returns.source(c.value.deps)

@@ -41,7 +41,8 @@ class Candidate:
         runs ``backward()`` or ``step()`` is a training step, not one run under ``no_grad``. State a method grows
         from a parameter that only its annotation calls a tensor (CYC305) likewise: the project's own calls of the
         method weigh more than the signature (pytorch-optimizer's ``graft.add_statistics(grad: torch.Tensor)``, called
-        only by a ``@torch.no_grad()`` ``step``); state attached only through calls of ``via`` (the methods of known
+        only by a ``@torch.no_grad()`` ``step``; sparseml's ``add_batch(inp: torch.Tensor)``, given only
+        ``inp[0].data`` by a forward hook); state attached only through calls of ``via`` (the methods of known
         classes that made it so: ``self.sampler.sample_from_model(n)``, a model by its name alone), as a loop's value.
         Other state is left alone: following the callers of every method that grows state costs more than a cold
         run of the whole tree (transformers' caches)."""
@@ -49,7 +50,7 @@ class Candidate:
             method = self.fn.enclosing_method() if self.fn is not None else None
             if via:  # attached only through these calls: the project may show they return it clean, as for a loop
                 return [PendingWithdrawal(code, list(via))]
-            return [PendingWithdrawal(code, [], callers=[method.qualified_name])] if (
+            return [PendingWithdrawal(code, [], callers=[method.qualified_name], fed=True)] if (
                 self.by_signature and method is not None and method.node is not None) else []
         if code not in ("CYC301", "CYC302", "CYC303"):
             return []

@@ -1,19 +1,39 @@
 """The calls of one file with the grad mode each runs in: whether a function of the file is only called with grad
-off there, and, for the project, every call (``FileFacts.grad_calls``, read by project/callers.py)."""
+off there, and, for the project, every call (``FileFacts.grad_calls``, read by project/callers.py), and whether it
+may pass a graph (``FileFacts.graph_calls``): a call with grad off, or one whose every argument is graph-free
+(``inp[0].data``, ``x.detach()``, ``loss.item()``, a literal), passes none."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import libcst as cst
+
 from ..analysis.scopes import Function
+from ..analysis.tensors import Value
+
+LITERALS = (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)
+
+
+def passes_graph_free(call: cst.Call, value: Callable[[cst.BaseExpression], Value]) -> bool:
+    """Every argument of ``call`` is known to hold no graph; a call without arguments passes nothing at all."""
+    return bool(call.args) and all(not a.star and (isinstance(a.value, LITERALS) or (
+        (v := value(a.value)).detached and not v.attached)) for a in call.args)
 
 
 class FileCallers:
     """Function name, "Class.method" for ``self.method()`` of a method the class defines, or "super().method" ->
-    (grad mode, the caller's own such key) of each call in the file."""
+    (grad mode, the caller's own such key) of each call in the file; and (whether it may pass a graph, the caller)."""
 
     def __init__(self):
         self.calls: dict[str, set[tuple[bool, str]]] = {}
+        self.graphs: dict[str, set[tuple[bool, str]]] = {}
 
-    def note(self, called: str, fn: Function) -> None:
+    def note(self, called: str, fn: Function, graph_free: bool | None = None) -> None:
+        """``graph_free``: None for a call of a bare name (``add_batch(name)``), which runs a function, never a
+        method, and so says nothing of what a method is passed."""
         self.calls.setdefault(called, set()).add((fn.grad_enabled, fn.qualified_name))
+        if graph_free is not None:
+            self.graphs.setdefault(called, set()).add((fn.grad_enabled and not graph_free, fn.qualified_name))
 
     def only_without_grad(self, fn: Function | None) -> bool:
         """Every call of this function in the file runs under no_grad (``_sample`` called by ``generate``),
