@@ -109,7 +109,6 @@ class AccumulationRule(Checker):
     def on_store(self, store, fn):
         self._note_own_attr(store, fn)
         self.results.note_store(store, fn)
-        self.resets.note_item(store, fn)
         if store.augmented:
             return  # judged by on_augassign
         path = store.owner
@@ -159,7 +158,7 @@ class AccumulationRule(Checker):
         self.results.note_call(call, fn)
         method = fn.enclosing_method()
         self.queues.note_call(call, fn)
-        self.resets.note_call(call, fn, self.walker.value)
+        self.resets.note_call(call, fn)
         if name in INPLACE:
             base = ex.receiver(call)
             while isinstance(base, cst.Call) and ex.method_name(base) in INPLACE:
@@ -347,12 +346,10 @@ class AccumulationRule(Checker):
             if id(c.stmt) not in self.reported:
                 self.reported.add(id(c.stmt))
                 self.report(c.stmt, "CYC305", worded(STEP_MESSAGE, c, step=step))
-        per_pass = self.resets.per_pass()  # emptied by what runs the module: one pass at a time
         for c in self.state:
             method = c.fn.enclosing_method() if c.fn else None
             if method is None or method.cls is None or id(c.stmt) in self.reported or (
                     method.cls.name, c.acc) in self.queues.attrs or method.cls.weak_attrs.get(c.acc.partition(".")[2]) \
-                    or (method.cls.name, c.acc.partition(".")[2].split("[")[0]) in per_pass \
                     or capped_by_count(method, c.stmt, c.acc, self.set_in_init - self.set_later):
                 continue  # popped by another method (forward parks, backward takes); a WeakSet; capped by a count
             params = method.params[1:]
