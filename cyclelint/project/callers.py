@@ -1,6 +1,8 @@
 """Loops in functions that the project only calls with grad off (``PendingWithdrawal.callers``): an evaluation helper
 that collects each batch's embeddings keeps no graph when a ``@torch.no_grad()`` method of another file is where it
-runs from, directly or through functions themselves only called so.
+runs from, directly or through functions themselves only called so. State a method grows from an argument only its
+annotation calls a tensor (``PendingWithdrawal.fed``) keeps none either when no call passes one a graph: a call may also
+pass only graph-free values (``add_batch(inp[0].data)``; ``FileResult.graph_calls``).
 
 Calls are known by name, as in one file (rules/accumulation.py): every call of the function's name anywhere in the
 project counts (``x.evaluate()`` on an object of any class), so one call with grad on keeps the finding. Each file
