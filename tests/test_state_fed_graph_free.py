@@ -41,6 +41,7 @@ class Compressor:
     ("inp[0].data", False),  # sparseml
     ("inp[0].detach()", False),
     ("inp[0].float().detach()", False),
+    ("inp[0].shape", False),  # holds no tensor (ctx_outputs.tensorless)
     ("inp[0]", True),  # the module's input: it may carry a graph
     ("inp[0].float()", True),
 ])

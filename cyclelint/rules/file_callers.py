@@ -1,7 +1,8 @@
 """The calls of one file with the grad mode each runs in: whether a function of the file is only called with grad
 off there, and, for the project, every call (``FileFacts.grad_calls``, read by project/callers.py), and whether it
 may pass a graph (``FileFacts.graph_calls``): a call with grad off, or one whose every argument is graph-free
-(``inp[0].data``, ``x.detach()``, ``loss.item()``, a literal), passes none."""
+(``inp[0].data``, ``x.detach()``, ``loss.item()``, or what holds no tensor: a constant, a flag, a shape), passes
+none."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -10,13 +11,12 @@ import libcst as cst
 
 from ..analysis.scopes import Function
 from ..analysis.tensors import Value
-
-LITERALS = (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)
+from .ctx_outputs import tensorless
 
 
 def passes_graph_free(call: cst.Call, value: Callable[[cst.BaseExpression], Value]) -> bool:
     """Every argument of ``call`` is known to hold no graph; a call without arguments passes nothing at all."""
-    return bool(call.args) and all(not a.star and (isinstance(a.value, LITERALS) or (
+    return bool(call.args) and all(not a.star and (tensorless(a.value) or (
         (v := value(a.value)).detached and not v.attached)) for a in call.args)
 
 

@@ -151,7 +151,10 @@ class StorageRule(Checker):
             self.locals.setdefault(key, []).append((stmt, f"{kept.what}|{kept.kind}"))
             return
         self.locals.pop(key, None)
-        (self.exc_infos.add if kept is not None and "exc_info" in kept.what else self.exc_infos.discard)(key)
+        if kept is not None and "exc_info" in kept.what:  # a caller's exception: kept only where it is stored
+            self.exc_infos.add(key)
+        else:
+            self.exc_infos.discard(key)
         if name in fn.handlers:
             self.rebound[key] = fn.counter
         if isinstance(value, cst.Call):  # raised later from this frame: an exception the frame holds
