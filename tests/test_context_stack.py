@@ -1,5 +1,7 @@
 """An instance pushed on a module-level stack in ``__enter__`` and taken off in ``__exit__`` (the last entry popped,
-or the instance removed) is no registry the program keeps (CYC404); pyro's minipyro ``Messenger``. Its ``class
+or the instance removed) is no registry the program keeps (CYC404); pyro's minipyro ``Messenger``. Nor is an
+attribute of a module-level object that ``__exit__`` sets back to None: keras 3.15.1's SharedObjectSavingScope
+(legacy/saving/serialization.py:182, 222-225) sets ``SHARED_OBJECT_SAVING.scope = self`` on a ``threading.local``. Its ``class
 trace`` is minipyro's own: ``with trace() as tr`` keeps no frame (CYC401), unlike ``inspect.trace()``."""
 import pytest
 
@@ -53,6 +55,39 @@ def test_popped_by_the_method_that_pushed_is_no_teardown():
     text = STACK.format(push="append", pop="return None").replace(
         "        return self\n", "        STACK.pop()\n        STACK.append(self)\n        return self\n", 1)
     assert found(text) == [(6, "CYC404"), (8, "CYC404")]
+
+
+SLOT = """\
+import threading
+
+SCOPE = threading.local()
+
+
+class Scope:
+    def __enter__(self):
+        SCOPE.current = self
+        return self
+
+    def __exit__(self, *exc):
+        {drop}
+
+    def __init__(self, model):
+        self.model = model
+"""
+
+
+@pytest.mark.parametrize("prefilter", [True, False], ids=["pre-filter", "full"])
+@pytest.mark.parametrize(("drop", "kept"), [
+    ("SCOPE.current = None", False),  # keras
+    ("del SCOPE.current", False),
+    ("SCOPE.previous = None", True),  # another slot
+    ("OTHER.current = None", True),  # another object's
+    ("SCOPE.current = self.model", True),  # replaced by something else it holds
+    ("pass", True),
+])
+def test_a_slot_of_a_global_object_dropped_in_exit(drop, kept, prefilter):
+    text = SLOT.format(drop=drop).replace("SCOPE = threading.local()", "SCOPE = threading.local()\nOTHER = SCOPE")
+    assert found(text, prefilter) == ([(9, "CYC404")] if kept else [])
 
 
 TRACE = """\

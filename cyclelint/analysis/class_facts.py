@@ -94,8 +94,10 @@ def own_attr(path: str | None, instance: str | None, nested: bool = False) -> st
 
 
 def deleted_slot(target: cst.BaseExpression, fn: Function) -> str | None:
-    """The slot ``del target`` drops: ``X`` of ``self.X``, or a keyed item (``item_slot``)."""
-    return own_attr(ex.dotted(target), fn.instance) or item_slot(target)
+    """The slot ``del target`` drops: ``X`` of ``self.X``, a keyed item (``item_slot``), or an attribute of
+    another object (``del SCOPE.current``)."""
+    path = ex.dotted(target)
+    return own_attr(path, fn.instance) or item_slot(target) or (path if isinstance(target, cst.Attribute) else None)
 
 
 def item_slot(target: cst.BaseExpression) -> str | None:

@@ -12,7 +12,7 @@ from ..vocabulary import CLEAR_METHODS, MODULE_ITER_RE, STEP_METHODS, STORE_METH
 from . import exprs as ex
 from .bindings import imported_names, keeps_old, module_functions
 from .branch_facts import after_guard, branch_facts, knowing
-from .class_facts import deleted_slot, item_slot, note_attr_store, note_clear, note_release, object_receiver
+from .class_facts import deleted_slot, note_attr_store, note_clear, note_release, object_receiver
 from .cst_reading import CST
 from .definitions import class_of, function_of
 from .fills import Fills, filled, fills_of, joined
@@ -272,14 +272,14 @@ class Walker:
 
     def store_target(self, target: cst.BaseExpression, value: cst.BaseExpression, stmt: cst.CSTNode,
                      augmented: bool = False) -> None:
+        if ex.is_none(value):  # ``SCOPE.current = None`` drops what ``del SCOPE.current`` would
+            note_release(deleted_slot(target, self.fn), self.fn)
         if isinstance(target, cst.Attribute):
             owner = ex.dotted(target.value)
             slot = f"{owner}.{target.attr.value}" if owner else None
             self.emit_store(Store(stmt, owner, slot, value, "attr", augmented=augmented))
         elif isinstance(target, cst.Subscript):
             owner = ex.dotted(ex.strip_items(target))
-            if ex.is_none(value):
-                note_release(item_slot(target), self.fn)
             self.put_into_local(owner, value)
             self.emit_store(Store(stmt, owner, (owner + "[]") if owner else None, value, "item", augmented=augmented))
 

@@ -68,6 +68,25 @@ def keyed_by_variable(stmt: cst.CSTNode) -> bool:
     return any(variable_key(CST, target) for target in item_targets(stmt))
 
 
+def keyed_by_device(stmt: cst.CSTNode, fn: Function) -> bool:
+    """``d[x.device] = v``, or ``d[device] = v`` with ``device = x.device``: one slot per device the tensors live
+    on, replaced by each call (a hook's output kept per GPU), not a table that grows call by call."""
+    targets = item_targets(stmt)
+    return bool(targets) and all(_device(_single_index(t), fn) for t in targets)
+
+
+def _single_index(target: cst.Subscript) -> cst.BaseExpression | None:
+    only = target.slice[0].slice if len(target.slice) == 1 else None
+    return only.value if isinstance(only, cst.Index) else None
+
+
+def _device(key: cst.BaseExpression | None, fn: Function) -> bool:
+    if isinstance(key, cst.Name) and (binding := fn.bindings.get(key.value)) is not None:
+        bound = binding.stmt
+        key = bound.value if isinstance(bound, cst.Assign) and len(bound.targets) == 1 else None
+    return isinstance(key, cst.Attribute) and key.attr.value == "device"
+
+
 def through_tensor_data(path: str, instance: str | None) -> bool:
     """``w.data``: torch's alias of tensor ``w`` outside autograd. A write into it (``self.embed.data[mask] = v``)
     records no graph and grows nothing; the instance's own ``self.data`` is an attribute like any other."""
