@@ -7,9 +7,10 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from ..judgements import named_data
-from ..vocabulary import SHAPE_READS, STRONG_DATA, WEAK_DATA, name_tokens
+from ..vocabulary import SHAPE_READS, STRONG_DATA, WEAK_DATA, name_tokens, no_module_class
 from . import exprs as ex
 from .cst_reading import CST
+from .scopes import Loop
 
 if TYPE_CHECKING:
     from .scopes import Function
@@ -30,6 +31,18 @@ class LoopKinds:
         # the evaluator, not the walker's ``value``: a bound method of the walker kept here would make the
         # walker a cycle, and the file's whole tree would wait for the collector instead of going at once
         self.evaluator = evaluator
+
+    def for_loop(self, loop: cst.For, names: list[str], fn: Function) -> Loop:
+        """What the ``for`` statement walks. ``names``: its iterable's identifiers (iter_identifiers)."""
+        one_pass = self.one_pass(loop, fn)
+        data, weak = (False, False) if one_pass else self.data_iter(loop.iter, names, fn)
+        method = fn.enclosing_method()
+        cls = method.cls if method is not None else None
+        # ``for hop in range(self.n_hop)`` in a class whose nn.Module base another file defines: the project decides
+        unless = weak and cls is not None and not cls.is_module and not no_module_class(cls.bases, False) and \
+            named_data(CST, loop.iter, names, in_module=True) == (False, False)
+        return Loop(loop, data_iter=data, targets=frozenset(ex.loaded_names(loop.target)), weak=weak, one_pass=one_pass,
+                    unless_module=cls.name if unless and cls is not None else "")
 
     def data_iter(self, iterable: cst.BaseExpression, names: list[str], fn: Function) -> tuple[bool, bool]:
         """(each iteration takes fresh data, only by a weak name), for a loop that does not walk the parts of

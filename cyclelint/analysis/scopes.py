@@ -23,6 +23,9 @@ class Loop:
     updates: bool = False  # ... step() or zero_grad(): what each iteration computes with changes between them
     weak: bool = False  # a data loop only by a weak name (chunks, prompts): a local list built there is one call's
     one_pass: bool = False  # walks the parts of one forward pass (LoopKinds.one_pass), even when it runs backward()
+    # a count or a weak name in a method of this class, data only because its file does not show the class is an
+    # nn.Module (its bases are another file's): a repeated step of its forward pass if the project shows it is
+    unless_module: str = ""
     capped: frozenset[str] = frozenset()  # ``while True`` left once len(X) reaches a bound: X cannot grow past it
     resets: set[str] = field(default_factory=set)  # names rebound or cleared inside
 

@@ -306,9 +306,7 @@ class Walker:
         fn = self.fn
         self.header(node.iter, node)
         iter_names, iter_val = iter_identifiers(CST, node.iter), self.value(node.iter)
-        one_pass = self.loop_kinds.one_pass(node, fn)
-        data, weak = (False, False) if one_pass else self.loop_kinds.data_iter(node.iter, iter_names, fn)
-        loop = Loop(node, data_iter=data, targets=frozenset(ex.loaded_names(node.target)), weak=weak, one_pass=one_pass)
+        loop = self.loop_kinds.for_loop(node, iter_names, fn)
         is_mod = iter_val.module or any(MODULE_ITER_RE.search(n) for n in iter_names)
         fn.loops.append(loop)
         plain = plain_targets(node, self.value)  # counters, keys, what zip pairs with numbers

@@ -205,6 +205,9 @@ class PendingWithdrawal(Placed):
     (what a hook is given is a module's inputs and outputs). A hook whose handle the instance keeps in ``self.X``:
     withdrawn when a class of the instance's chain, its own or a base, removes the handles of ``removed``
     ("Class.X"; ``ClassSummary.removes``), as torchcam's base ``_CAM.remove_hooks()`` does for its subclasses.
+    A loop's finding that is one only because counts (``range(self.n_hop)``) in methods of ``modules`` were taken
+    for steps, their file not showing the classes are nn.Modules: withdrawn when the project shows each is one
+    (recbole's ``RippleNet(KnowledgeRecommender)`` summing one forward pass's hops).
     Each record withdraws its finding on its own."""
 
     code: str
@@ -217,6 +220,7 @@ class PendingWithdrawal(Placed):
     small: list[str] = field(default_factory=list)
     hooks: list[str] = field(default_factory=list)  # "Class.method" registered as a hook: withdrawn if it stores nothing
     removed: list[str] = field(default_factory=list)  # "Class.X" keeping the hook's handle: withdrawn if one removes it
+    modules: list[str] = field(default_factory=list)  # classes whose loops make it a step: withdrawn if nn.Modules
 
 
 @dataclass

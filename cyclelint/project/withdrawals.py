@@ -38,9 +38,10 @@ def resolve_withdrawals(results: list[FileResult]) -> None:
     sizes = Sizes(files, homes)
     for res in results:
         gone = {(w.line, w.column, w.code) for w in res.withdrawals
-                if (w.via or w.drops or w.unbound or w.callers or w.small or w.removed)
+                if (w.via or w.drops or w.unbound or w.callers or w.small or w.removed or w.modules)
                 and all(_returns_clean(via, res.path, files, homes) for via in w.via)
                 and all(_removed(handle, res.path, files, homes) for handle in w.removed)
+                and all(_is_module(cls, res.path, files, homes) for cls in w.modules)
                 and all(_keeps_nothing(*drop, res.path, files, homes) for drop in w.drops)
                 and all(_unbound(attr, res.path, files, homes) for attr in w.unbound)
                 and all(name.rpartition(".")[2] in (fed_off if w.fed else off) for name in w.callers)
@@ -95,6 +96,11 @@ def _removed(handle: str, seen_from: str, files: dict[str, FileResult], homes: d
     """``Class.X``: the class or one of its bases removes the hook handles the instance keeps in ``self.X``."""
     cls, attr = method_of(handle)
     return any(attr in files[home].classes[name].removes for home, name in with_bases(cls, seen_from, files, homes))
+
+
+def _is_module(cls: str, seen_from: str, files: dict[str, FileResult], homes: dict[str, list[str]]) -> bool:
+    """The class, or a base of it the project defines, is an nn.Module as its own file shows."""
+    return any(files[home].classes[name].is_module for home, name in with_bases(cls, seen_from, files, homes))
 
 
 def method_of(via: str) -> tuple[str, str]:

@@ -61,4 +61,7 @@ class Candidate:
         if fn is not None and fn.node is not None and not fn.backward_names and not any(
                 loop.has_step for loop in self.loops):
             out.append(PendingWithdrawal(code, [], callers=[fn.qualified_name]))
+        steps = [loop for loop in self.loops if loop.is_step]
+        if steps and all(loop.unless_module and not loop.has_step for loop in steps):
+            out.append(PendingWithdrawal(code, [], modules=sorted({loop.unless_module for loop in steps})))
         return out
