@@ -39,10 +39,10 @@ from .store_shapes import (
     builds_fixed_size,
     capped_by_count,
     declared_list,
-    keyed_by_device,
     keyed_by_variable,
     number_literal,
     own_attr_key,
+    replaces_an_entry,
     stores_list,
     through_tensor_data,
     trims_itself,
@@ -120,7 +120,7 @@ class AccumulationRule(Checker):
             kind = self.walker.value(ex.receiver(store.call), fn).cls  # metrics = MicroBatchMetrics(...)
             self._add(store.stmt, "CYC302", path, store.value, self.walker.value(store.value), fn,
                       spread=method in SPREADS, object_of=kind if kind not in self.walker.facts.classes else None)
-        elif (store.kind == "item" and path and keyed_by_variable(store.stmt) and not keyed_by_device(store.stmt, fn)
+        elif (store.kind == "item" and path and keyed_by_variable(store.stmt) and not replaces_an_entry(store.stmt, fn)
               and (id(fn), path) not in self.lists and not through_tensor_data(path, fn.instance)):
             head, _, attr = path.partition(".")
             slot_of = attr if head == fn.instance and attr and "." not in attr else None

@@ -68,11 +68,26 @@ def keyed_by_variable(stmt: cst.CSTNode) -> bool:
     return any(variable_key(CST, target) for target in item_targets(stmt))
 
 
-def keyed_by_device(stmt: cst.CSTNode, fn: Function) -> bool:
-    """``d[x.device] = v``, or ``d[device] = v`` with ``device = x.device``: one slot per device the tensors live
-    on, replaced by each call (a hook's output kept per GPU), not a table that grows call by call."""
+def replaces_an_entry(stmt: cst.CSTNode, fn: Function) -> bool:
+    """``d[key] = v`` that replaces an entry rather than growing ``d`` call by call: keyed by a tensor's device
+    (``d[x.device] = v``, or ``d[device]`` with ``device = x.device``: one slot per device, a hook's output kept per
+    GPU), or, in ``__setitem__(self, key, value)``, by the key it is given (or a local computed from it): the item
+    assignment its caller writes, which replaces or adds the entry the caller names, as ``d[k] = v`` on a dict does
+    (lightning-thunder's interpreted lists)."""
     targets = item_targets(stmt)
-    return bool(targets) and all(_device(_single_index(t), fn) for t in targets)
+    given = fn.params[1] if fn.name == "__setitem__" and fn.is_method and len(fn.params) > 1 else None
+    return bool(targets) and all(_device(key := _single_index(t), fn) or bool(given and key is not None and (
+        given in _sources(key, fn))) for t in targets)
+
+
+def _sources(expr: cst.BaseExpression, fn: Function) -> set[str]:
+    """The names ``expr`` reads, and those the locals among them were last bound from."""
+    names = set(ex.loaded_names(expr))
+    for name in list(names):
+        bound = (binding := fn.bindings.get(name)) is not None and binding.stmt
+        if isinstance(bound, cst.Assign):
+            names |= ex.loaded_names(bound.value)
+    return names
 
 
 def _single_index(target: cst.Subscript) -> cst.BaseExpression | None:
