@@ -67,21 +67,8 @@ class LoopKinds:
         counted = isinstance(iterable, cst.Call) and ex.callee(iterable) == "range"
         method = fn.enclosing_method()
         cls = method.cls.node if method is not None and method.cls is not None else None
-        return counted and (calls_item_by_count(loop, fn.instance, cls) or self._indexes_graph(loop, fn) or any(
+        return counted and (calls_item_by_count(loop, fn.instance, cls) or any(
             self.is_extent(a.value, fn) or self._counts_graph_parts(a.value, fn) for a in iterable.args))
-
-    def _indexes_graph(self, loop: cst.For, fn: Function) -> bool:
-        """The body picks, by the count, a position of a graph-attached tensor computed before the loop and not
-        rebound in it (``critic_loss += mean(w * huber(qf_preds[:, i, :], target))``, rllib's TQC: one forward
-        pass's output, critic by critic): the iterations take no fresh data."""
-        if not isinstance(loop.target, cst.Name):
-            return False
-        count, rebound = loop.target.value, _bound_in(loop.body)
-        return any(isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name)
-                   and node.value.value not in rebound and any(
-                       isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.Name)
-                       and e.slice.value.value == count for e in node.slice)
-                   and self.evaluator.value(node.value, fn).attached for node in walk_nodes(loop.body))
 
     def _counts_graph_parts(self, expr: cst.BaseExpression, fn: Function) -> bool:
         """``len(M)`` in ``expr``, of a model's layers or a graph-attached value (:meth:`_graph_part`)."""
@@ -158,16 +145,6 @@ def calls_item_by_count(loop: cst.For, instance: str | None, cls: cst.ClassDef |
     count = loop.target.value
     return _calls_item(loop.body, count) or cls is not None and any(
         _picks_item(cls, node, count, instance) for node in walk_nodes(loop.body) if isinstance(node, cst.Call))
-
-
-def _bound_in(body: cst.CSTNode) -> set[str]:
-    """The names a loop's body binds: assignments, loop targets, ``with ... as``."""
-    out: set[str] = set()
-    for node in walk_nodes(body):
-        if isinstance(node, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.AsName)):
-            target = node.name if isinstance(node, cst.AsName) else node.target
-            out |= {n.value for n in walk_nodes(target) if isinstance(n, cst.Name)}
-    return out
 
 
 def names_data(path: str) -> bool:
