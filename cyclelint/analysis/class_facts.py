@@ -50,8 +50,8 @@ def note_attr_store(store: Store, fn: Function, value_of: Callable[[cst.BaseExpr
 def note_release(slot: str | None, fn: Function) -> None:
     """``slot`` dropped in a method's own body (a nested function may never run), other than ``__init__``: the
     class drops what it held, as a teardown does (``ClassInfo.released``). ``slot``: ``X`` of ``self.X = None``
-    or ``del self.X``, or a keyed item of a container the method does not bind, ``_context["current"] = None``,
-    ``del registry[self.name]``."""
+    or ``del self.X``, a keyed item of a container the method does not bind, ``_context["current"] = None``,
+    ``del registry[self.name]``, or an attribute of another object, ``SCOPE.current = None``."""
     container, keyed, _ = (slot or "").partition("[")
     local = bool(keyed) and container.partition(".")[0] in {*fn.params, *fn.stored}
     if slot and fn.is_method and fn.cls is not None and fn.name != "__init__" and not local:

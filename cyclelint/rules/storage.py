@@ -352,7 +352,7 @@ class StorageRule(Checker):
         method = fn.enclosing_method()
         targets = [t.target for t in store.stmt.targets] if isinstance(store.stmt, cst.Assign) else []
         slots = [item_slot(t) for t in targets if ex.dotted(ex.strip_items(t)) == store.owner]
-        if store.kind == "call" and ex.method_name(store.call) in ("append", "add") or store.kind == "attr":
+        if (store.kind == "call" and ex.method_name(store.call) in ("append", "add")) or store.kind == "attr":
             slots = [store.target]  # ``SCOPE.current = self`` that ``__exit__`` sets back to None
         return (store.kind in ("item", "call", "attr") and method is not None and method.cls is not None
                 and any(slot and torn_down(method.cls, slot, method) for slot in slots))
