@@ -84,10 +84,15 @@ def _sources(expr: cst.BaseExpression, fn: Function) -> set[str]:
     """The names ``expr`` reads, and those the locals among them were last bound from."""
     names = set(ex.loaded_names(expr))
     for name in list(names):
-        bound = (binding := fn.bindings.get(name)) is not None and binding.stmt
-        if isinstance(bound, cst.Assign):
-            names |= ex.loaded_names(bound.value)
+        if (value := _bound_value(name, fn)) is not None:
+            names |= ex.loaded_names(value)
     return names
+
+
+def _bound_value(name: str, fn: Function) -> cst.BaseExpression | None:
+    """What ``name = value`` last bound the local to, if a plain assignment did."""
+    bound = binding.stmt if (binding := fn.bindings.get(name)) is not None else None
+    return bound.value if isinstance(bound, cst.Assign) and len(bound.targets) == 1 else None
 
 
 def _single_index(target: cst.Subscript) -> cst.BaseExpression | None:
@@ -96,9 +101,8 @@ def _single_index(target: cst.Subscript) -> cst.BaseExpression | None:
 
 
 def _device(key: cst.BaseExpression | None, fn: Function) -> bool:
-    if isinstance(key, cst.Name) and (binding := fn.bindings.get(key.value)) is not None:
-        bound = binding.stmt
-        key = bound.value if isinstance(bound, cst.Assign) and len(bound.targets) == 1 else None
+    if isinstance(key, cst.Name) and key.value in fn.bindings:
+        key = _bound_value(key.value, fn)
     return isinstance(key, cst.Attribute) and key.attr.value == "device"
 
 
